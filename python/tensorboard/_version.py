@@ -1,0 +1,3 @@
+"""Version of the standalone TensorBoard logger and wheel."""
+
+__version__ = "0.1.0"

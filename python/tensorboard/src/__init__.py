@@ -1,0 +1,1 @@
+"""Generated protobuf modules (built by `make proto` from tensorboard/src/*.proto)."""

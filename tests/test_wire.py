@@ -1,0 +1,49 @@
+"""The hand encoder gives the bytes protobuf gives."""
+import math
+
+from hypothesis import given, strategies as st
+
+from tensorboard import wire
+from tensorboard.src import event_pb2, summary_pb2
+
+finite_or_not = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**6, 10**6).map(float))
+
+
+def proto_scalar_event(tag, value, step, wall_time):
+    event = event_pb2.Event(wall_time=wall_time, step=step)
+    as_float32 = value if math.isnan(value) or abs(value) <= 3.4028234663852886e38 else math.copysign(math.inf, value)
+    event.summary.value.add(tag=tag, simple_value=as_float32)
+    return event.SerializeToString()
+
+
+@given(tag=st.text(min_size=1, max_size=300), value=finite_or_not,
+       step=st.integers(-(2**63), 2**63 - 1), wall_time=st.floats(min_value=1e-3, max_value=4e9))
+def test_scalar_event_matches_protobuf(tag, value, step, wall_time):
+    got = wire.scalar_event(wire.scalar_prefix(tag), value, step, wall_time)
+    assert got == proto_scalar_event(tag, value, step, wall_time)
+
+
+def test_nan_and_infinities_survive():
+    for value in (math.nan, math.inf, -math.inf):
+        event = event_pb2.Event.FromString(wire.scalar_event(wire.scalar_prefix("x"), value, 1, 1.0))
+        got = event.summary.value[0].simple_value
+        assert (math.isnan(got) and math.isnan(value)) or got == value
+
+
+@given(summary_tag=st.text(min_size=1, max_size=50), step=st.integers(-(2**63), 2**63 - 1),
+       wall_time=st.floats(min_value=0, max_value=4e9))
+def test_summary_event_matches_protobuf(summary_tag, step, wall_time):
+    summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=summary_tag, simple_value=1.0)])
+    expected = event_pb2.Event(wall_time=wall_time, step=step, summary=summary).SerializeToString()
+    assert wire.summary_event(summary.SerializeToString(), step, wall_time) == expected
+
+
+@given(st.integers(0, 2**64 - 1))
+def test_varint_decodes(value):
+    encoded = wire.varint(value)
+    decoded, shift = 0, 0
+    for byte in encoded:
+        decoded |= (byte & 0x7F) << shift
+        shift += 7
+    assert decoded == value
+    assert all(b & 0x80 for b in encoded[:-1]) and not encoded[-1] & 0x80

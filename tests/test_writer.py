@@ -1,0 +1,181 @@
+"""FileWriter and SummaryWriter: the seeds' APIs, keyword aliases, bad input, exit and fork behaviour."""
+import math
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tensorboard
+from tensorboard import reader
+from tensorboard.src import event_pb2, graph_pb2, summary_pb2
+from upstream import upstream_read, upstream_run
+
+REPO_PYTHON = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python")
+
+
+def scalar_summary(tag, value):
+    return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, simple_value=value)])
+
+
+def steps_values(logdir, tag, run="."):
+    return [(s, v) for s, _, v in upstream_run(logdir, run)["scalars"][tag]]
+
+
+def test_file_writer_low_level_api(tmp_path):
+    writer = tensorboard.FileWriter(str(tmp_path))
+    assert writer.get_logdir() == str(tmp_path)
+    writer.add_summary(scalar_summary("train-accuracy", 0.5))
+    writer.add_summary(scalar_summary("train-accuracy", 0.75).SerializeToString(), global_step=1)
+    writer.add_summary(scalar_summary("train-accuracy", 0.875), global_step=2, walltime=1234.5)
+    event = event_pb2.Event(step=3)
+    event.summary.value.add(tag="train-accuracy", simple_value=1.0)
+    writer.add_event(event)
+    graph = graph_pb2.GraphDef(node=[graph_pb2.NodeDef(name="a", op="Const"),
+                                     graph_pb2.NodeDef(name="b", op="Relu", input=["a"])])
+    writer.add_graph(graph)
+    writer.close()
+    writer.close()
+    assert steps_values(tmp_path, "train-accuracy") == [(0, 0.5), (1, 0.75), (2, 0.875), (3, 1.0)]
+    view = upstream_run(tmp_path)
+    assert view["scalars"]["train-accuracy"][2][1] == 1234.5
+    assert [n["name"] for n in view["graph"]["node"]] == ["a", "b"]
+    assert view["graph"]["node"][1]["input"] == ["a"]
+
+
+def test_reopen_starts_a_new_file(tmp_path):
+    writer = tensorboard.FileWriter(str(tmp_path))
+    writer.add_summary(scalar_summary("x", 1.0), 1)
+    writer.close()
+    writer.reopen()
+    writer.add_summary(scalar_summary("x", 2.0), 2)
+    writer.close()
+    assert len([p for p in os.listdir(tmp_path) if "tfevents" in p]) == 2
+    assert steps_values(tmp_path, "x") == [(1, 1.0), (2, 2.0)]
+
+
+def test_add_summary_rejects_other_things(tmp_path):
+    with tensorboard.FileWriter(str(tmp_path)) as writer:
+        with pytest.raises(TypeError, match="summary"):
+            writer.add_summary("not a summary")
+        with pytest.raises(ValueError, match="summary"):
+            writer.add_summary(b"\xff\xff")
+        with pytest.raises(TypeError, match="global_step"):
+            writer.add_summary(scalar_summary("x", 1.0), global_step="3")
+        with pytest.raises(TypeError, match="event"):
+            writer.add_event(scalar_summary("x", 1.0))
+        writer.add_summary(scalar_summary("x", 1.0), 5)
+    assert steps_values(tmp_path, "x") == [(5, 1.0)]
+
+
+def test_add_scalar_value_types_and_aliases(tmp_path):
+    with tensorboard.SummaryWriter(logdir=str(tmp_path)) as writer:
+        writer.add_scalar("loss", 1.5, 0)
+        writer.add_scalar("loss", np.float32(2.5), np.int64(1))
+        writer.add_scalar("loss", 3, global_step=2)
+        writer.add_scalar(tag="loss", scalar_value=np.array(4.5), global_step=3.0)
+        writer.add_scalar("loss", value=[5.5], global_step=4, walltime=99.0)
+        writer.add_scalar("nan", float("nan"), 0)
+        writer.add_scalar("inf", -math.inf, 0)
+        writer.add_scalar("big", 1e300, 0)
+    assert steps_values(tmp_path, "loss") == [(0, 1.5), (1, 2.5), (2, 3.0), (3, 4.5), (4, 5.5)]
+    view = upstream_run(tmp_path)
+    assert math.isnan(view["scalars"]["nan"][0][2])
+    assert view["scalars"]["inf"][0][2] == -math.inf
+    assert view["scalars"]["big"][0][2] == math.inf  # float32 overflow, as protobuf rounds it
+    assert view["scalars"]["loss"][4][1] == 99.0
+
+
+def test_log_dir_alias_and_comment(tmp_path):
+    writer = tensorboard.SummaryWriter(log_dir=str(tmp_path / "run"), comment="_lr0.1")
+    writer.close()
+    assert writer.get_logdir() == str(tmp_path / "run") + "_lr0.1"
+    assert os.path.isdir(writer.get_logdir())
+
+
+def test_dict_value_writes_one_sub_run_per_key(tmp_path):
+    with tensorboard.SummaryWriter(str(tmp_path)) as writer:
+        for step in range(3):
+            writer.add_scalar("accuracy", {"train": 0.5 + step / 10, "valid": 0.4 + step / 10}, step)
+        writer.add_scalars("loss/all", {"a": 1.0, "b": 2.0}, 7)
+    runs = upstream_read(tmp_path)["runs"]
+    assert {k for k, v in runs.items() if v.get("scalars")} == {
+        "accuracy_train", "accuracy_valid", "loss_all_a", "loss_all_b"}
+    train = [(s, round(v, 6)) for s, _, v in runs["accuracy_train"]["scalars"]["accuracy"]]
+    assert train == [(0, 0.5), (1, 0.6), (2, 0.7)]
+    assert runs["loss_all_b"]["scalars"]["loss/all"][0][0::2] == [7, 2.0]
+
+
+@pytest.mark.parametrize("kwargs, error, name", [
+    (dict(tag=3, value=1.0), TypeError, "tag"),
+    (dict(tag="", value=1.0), ValueError, "tag"),
+    (dict(tag="x", value="high"), TypeError, "value"),
+    (dict(tag="x", value=None), TypeError, "value"),
+    (dict(tag="x", value=1.0, global_step=1.5), ValueError, "global_step"),
+    (dict(tag="x", value=1.0, global_step="1"), TypeError, "global_step"),
+    (dict(tag="x", value=1.0, walltime="now"), TypeError, "walltime"),
+    (dict(tag="x", value=np.zeros(3)), (TypeError, ValueError), "value"),
+])
+def test_bad_scalars_fail_early_and_lose_nothing(tmp_path, kwargs, error, name):
+    writer = tensorboard.SummaryWriter(str(tmp_path))
+    writer.add_scalar("good", 1.0, 0)
+    with pytest.raises(error, match=name):
+        writer.add_scalar(**kwargs)
+    writer.add_scalar("good", 2.0, 1)
+    writer.close()
+    assert steps_values(tmp_path, "good") == [(0, 1.0), (1, 2.0)]
+
+
+def test_purge_step_drops_later_events_in_upstream(tmp_path):
+    with tensorboard.SummaryWriter(str(tmp_path)) as writer:
+        for step in range(10):
+            writer.add_scalar("loss", float(step), step)
+    with tensorboard.SummaryWriter(str(tmp_path), purge_step=5) as writer:
+        for step in range(5, 8):
+            writer.add_scalar("loss", 100.0 + step, step)
+    assert steps_values(tmp_path, "loss") == [(0, 0.0), (1, 1.0), (2, 2.0), (3, 3.0), (4, 4.0),
+                                               (5, 105.0), (6, 106.0), (7, 107.0)]
+
+
+def run_python(code, cwd):
+    env = {**os.environ, "PYTHONPATH": REPO_PYTHON}
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_queued_events_are_flushed_at_interpreter_exit(tmp_path):
+    result = run_python(f"""
+        import tensorboard
+        w = tensorboard.SummaryWriter({str(tmp_path)!r}, flush_secs=3600, max_queue=10**6)
+        for i in range(5000):
+            w.add_scalar("x", float(i), i)
+        # no close(): the atexit hook must write everything
+        """, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert len(reader.read_scalars(tmp_path)["."]["x"]) == 5000
+    assert len(upstream_run(tmp_path)["scalars"]["x"]) == 5000
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX-only")
+def test_writer_used_after_fork_gets_its_own_file(tmp_path):
+    result = run_python(f"""
+        import os, tensorboard
+        w = tensorboard.SummaryWriter({str(tmp_path)!r})
+        w.add_scalar("x", 1.0, 1)
+        pid = os.fork()
+        if pid == 0:
+            w.add_scalar("x", 2.0, 2)
+            w.close()
+            os._exit(0)
+        os.waitpid(pid, 0)
+        w.add_scalar("x", 3.0, 3)
+        w.close()
+        """, tmp_path)
+    assert result.returncode == 0, result.stderr
+    files = sorted(p for p in os.listdir(tmp_path) if "tfevents" in p)
+    assert len(files) == 2
+    per_file = {f: [e.step for e in reader.read_events(tmp_path / f) if e.HasField("summary")] for f in files}
+    assert sorted(per_file.values()) == [[1, 3], [2]]
+    assert sorted(s for s, _ in steps_values(tmp_path, "x")) == [1, 2, 3]

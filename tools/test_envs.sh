@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Prepares the environments the test suite and benchmarks use (idempotent):
+#   .venv          our installed wheel (made by installer.sh) + test dependencies
+#   .venv-upstream upstream tensorboard==2.21.0 (its reader checks every file we write),
+#                  tensorboardX and torch for the side-by-side benchmarks
+#   .venv-protobuf-floor  protobuf at the floor of our declared range (6.31.1)
+#   .venv-mxnet    MXNet 1.9.1 with numpy 1.23.5 (tools/mxnet_env.sh)
+# PyTorch always comes from the CPU wheel in /opt/wheels, never from PyPI (CUDA builds).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { echo "test_envs: $*"; }
+die() { echo "test_envs: ERROR: $*" >&2; exit 1; }
+
+TORCH_WHEEL=$(ls /opt/wheels/torch-2.13.0+cpu-*.whl 2>/dev/null | head -n1 || true)
+[ -n "$TORCH_WHEEL" ] || die "no CPU torch wheel in /opt/wheels (expected torch-2.13.0+cpu-*.whl)"
+RENDERER_VERSION=$(sed -n 's/^RENDERER_VERSION=//p' tools/renderer.pin 2>/dev/null || true)
+RENDERER_VERSION=${RENDERER_VERSION:-2.21.0}
+
+stamp_ok() { [ -f "$1/.deps-stamp" ] && [ "$(cat "$1/.deps-stamp")" = "$2" ]; }
+stamp() { echo "$2" > "$1/.deps-stamp"; }
+
+# -- main env ------------------------------------------------------------------------------------
+[ -x .venv/bin/python ] || die ".venv is missing: run 'make install' (installer.sh) first"
+MAIN_DEPS="pytest pytest-timeout hypothesis crc32c numpy pillow matplotlib scikit-learn jax jaxlib onnx \
+moto[server] s3fs fsspec boto3 playwright requests psutil"
+if ! stamp_ok .venv "$MAIN_DEPS $TORCH_WHEEL"; then
+  log "installing test dependencies into .venv"
+  .venv/bin/pip install -q "$TORCH_WHEEL" $MAIN_DEPS
+  stamp .venv "$MAIN_DEPS $TORCH_WHEEL"
+fi
+
+# -- upstream reader + competitors ---------------------------------------------------------------
+UP_DEPS="tensorboard==$RENDERER_VERSION tensorboardX==2.6.5 numpy pillow psutil"
+if ! stamp_ok .venv-upstream "$UP_DEPS $TORCH_WHEEL"; then
+  log "creating .venv-upstream ($UP_DEPS, torch from $TORCH_WHEEL)"
+  [ -L .venv-upstream ] && rm -f .venv-upstream
+  python3 -m venv .venv-upstream
+  .venv-upstream/bin/pip install -q "$TORCH_WHEEL" $UP_DEPS
+  stamp .venv-upstream "$UP_DEPS $TORCH_WHEEL"
+fi
+
+# -- protobuf floor --------------------------------------------------------------------------------
+FLOOR_DEPS="protobuf==6.31.1 numpy pillow crc32c"
+if ! stamp_ok .venv-protobuf-floor "$FLOOR_DEPS"; then
+  log "creating .venv-protobuf-floor ($FLOOR_DEPS)"
+  python3 -m venv .venv-protobuf-floor
+  .venv-protobuf-floor/bin/pip install -q $FLOOR_DEPS
+  stamp .venv-protobuf-floor "$FLOOR_DEPS"
+fi
+
+# -- MXNet ---------------------------------------------------------------------------------------
+if [ -f tools/mxnet_env.sh ]; then
+  bash tools/mxnet_env.sh
+fi
+log "ready"

@@ -14,8 +14,9 @@ die() { echo "test_envs: ERROR: $*" >&2; exit 1; }
 
 TORCH_WHEEL=$(ls /opt/wheels/torch-2.13.0+cpu-*.whl 2>/dev/null | head -n1 || true)
 [ -n "$TORCH_WHEEL" ] || die "no CPU torch wheel in /opt/wheels (expected torch-2.13.0+cpu-*.whl)"
-RENDERER_VERSION=$(sed -n 's/^RENDERER_VERSION=//p' tools/renderer.pin 2>/dev/null || true)
-RENDERER_VERSION=${RENDERER_VERSION:-2.21.0}
+# The renderer pin (tools/renderer.pin: "<requirement> <sha256>") names the upstream release we read back with.
+RENDERER_REQUIREMENT=$(awk '!/^#/ && NF {print $1; exit}' tools/renderer.pin)
+[ -n "$RENDERER_REQUIREMENT" ] || die "tools/renderer.pin names no renderer"
 
 stamp_ok() { [ -f "$1/.deps-stamp" ] && [ "$(cat "$1/.deps-stamp")" = "$2" ]; }
 stamp() { echo "$2" > "$1/.deps-stamp"; }
@@ -31,7 +32,7 @@ if ! stamp_ok .venv "$MAIN_DEPS $TORCH_WHEEL"; then
 fi
 
 # -- upstream reader + competitors ---------------------------------------------------------------
-UP_DEPS="tensorboard==$RENDERER_VERSION tensorboardX==2.6.5 numpy pillow psutil"
+UP_DEPS="$RENDERER_REQUIREMENT tensorboardX==2.6.5 numpy pillow psutil boto3"
 if ! stamp_ok .venv-upstream "$UP_DEPS $TORCH_WHEEL"; then
   log "creating .venv-upstream ($UP_DEPS, torch from $TORCH_WHEEL)"
   [ -L .venv-upstream ] && rm -f .venv-upstream

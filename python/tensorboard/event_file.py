@@ -1,8 +1,12 @@
 """The asynchronous event file writer: callers enqueue serialized events, a thread frames and writes them.
 
 Seed 001's design: `write()` returns at once and blocks only when the bounded queue is
-full; a background thread batches queued events into one framed write. Errors in that
-thread are raised to the caller at the next `write()`, `flush()` or `close()`.
+full; a background thread batches queued events into one framed write. I/O errors follow
+`on_error`: "raise" (default) stores the first error and raises it to the caller at the next
+`write()`, `flush()` or `close()`; "warn" warns once, drops (and counts) the events it cannot
+write, and retries with backoff, starting a new file when the old one cannot be appended to.
+Records are written whole or not at all (a failed write is cut back), so a reader never sees
+a corrupt record, and everything written before `flush()` returned stays readable.
 """
 from __future__ import annotations
 
@@ -12,10 +16,11 @@ import os
 import socket
 import threading
 import time
+import warnings
 import weakref
 from collections import deque
 
-from tensorboard import record, wire
+from tensorboard import _signals, record, wire
 from tensorboard.storage import storage_for
 
 FILE_VERSION = "brain.Event:2"
@@ -26,8 +31,16 @@ _counter_lock = threading.Lock()
 _open_writers: "weakref.WeakSet[EventFileWriter]" = weakref.WeakSet()
 
 
+ON_ERROR_CHOICES = ("raise", "warn")
+_RETRY_FIRST, _RETRY_MAX = 1.0, 60.0  # seconds between write attempts while failing (on_error="warn")
+
+
 class WriterClosedError(ValueError):
     """Raised when writing to a closed writer."""
+
+
+class EventWriteWarning(RuntimeWarning):
+    """An event file could not be written and on_error="warn": events are being dropped (and counted)."""
 
 
 def event_file_name(suffix: str = "", now: float | None = None) -> str:
@@ -36,6 +49,19 @@ def event_file_name(suffix: str = "", now: float | None = None) -> str:
         counter = next(_file_counter)
     stamp = int(time.time() if now is None else now)
     return f"events.out.tfevents.{stamp:010d}.{socket.gethostname()}.{os.getpid()}.{counter}{suffix}"
+
+
+def _file_stamp(path: str) -> int:
+    """The time stamp field of an event file name (0 if it has none)."""
+    try:
+        return int(os.path.basename(path).split("tfevents.", 1)[1].split(".", 1)[0])
+    except (IndexError, ValueError):
+        return 0
+
+
+def _header_record() -> bytes:
+    return record.frame(wire.event_header(time.time(), 0) + b"\x1a" + wire.varint(len(FILE_VERSION))
+                        + FILE_VERSION.encode())
 
 
 class _Barrier:
@@ -53,31 +79,56 @@ class EventFileWriter:
     """Writes serialized `Event`s to one new event file in `logdir`, in order, from a background thread.
 
     max_queue: queued events that wake the writer thread for a batch write.
-    flush_secs: longest time an event waits in memory before it is written.
+    flush_secs: longest time an event waits in memory before it is written (and, on object
+        stores, uploaded).
     max_pending_bytes: memory bound of the queue; `write` blocks while it is exceeded.
     fsync: also fsync on every flush, for power-loss durability.
+    on_error: "raise" (default): the first I/O error is raised at the next write/flush/close and
+        the writer stays failed. "warn": warn once, drop and count (`dropped_events`) what cannot
+        be written, retry with backoff (1 s doubling to 60 s), open a new file if the old one is
+        gone or damaged, and warn again once writing works.
+    max_file_bytes: start a new event file (a later name in the same run) once the current one
+        is this big; default None for local files, 16 MiB on object stores (bounds the upload buffer).
     """
 
     def __init__(self, logdir: str, max_queue: int = 10, flush_secs: float = 120, filename_suffix: str = "",
-                 max_pending_bytes: int = DEFAULT_MAX_PENDING_BYTES, fsync: bool = False, storage=None):
+                 max_pending_bytes: int = DEFAULT_MAX_PENDING_BYTES, fsync: bool = False, storage=None,
+                 on_error: str = "raise", max_file_bytes: int | None = None):
         if not isinstance(max_queue, int) or max_queue < 1:
             raise ValueError(f"max_queue must be a positive int, got {max_queue!r}")
         if not isinstance(flush_secs, (int, float)) or not flush_secs > 0:
             raise ValueError(f"flush_secs must be a positive number, got {flush_secs!r}")
         if not isinstance(filename_suffix, str) or "/" in filename_suffix or os.sep in filename_suffix:
             raise ValueError(f"filename_suffix must be a str without path separators, got {filename_suffix!r}")
+        if on_error not in ON_ERROR_CHOICES:
+            raise ValueError(f"on_error must be one of {ON_ERROR_CHOICES}, got {on_error!r}")
+        if max_file_bytes is not None and (not isinstance(max_file_bytes, int) or max_file_bytes < 1):
+            raise ValueError(f"max_file_bytes must be a positive int or None, got {max_file_bytes!r}")
         self.logdir = os.fspath(logdir)
         self._storage = storage or storage_for(self.logdir)
-        self._storage.makedirs(self.logdir)
-        self.path = self._storage.join(self.logdir, event_file_name(filename_suffix))
+        self._suffix = filename_suffix
         self._max_queue = max_queue
         self._flush_secs = float(flush_secs)
         self._max_pending_bytes = max_pending_bytes
         self._fsync = fsync
-        self._file = self._storage.open_append(self.path)
-        self._file.write(record.frame(
-            wire.event_header(time.time(), 0) + b"\x1a" + wire.varint(len(FILE_VERSION)) + FILE_VERSION.encode()))
-        self._file.flush(fsync)
+        self._on_error = on_error
+        self._max_file_bytes = (max_file_bytes if max_file_bytes is not None
+                                else getattr(self._storage, "default_max_file_bytes", None))
+        self.dropped_events = 0  # events on_error="warn" could not write
+        self.paths: list[str] = []  # every file this writer started, in order
+        self._failing = False
+        self._retry_at = 0.0
+        self._backoff = _RETRY_FIRST
+        self._file = None
+        self._file_bytes = 0
+        self._file_events = 0
+        self.path = self._storage.join(self.logdir, event_file_name(filename_suffix))
+        try:
+            self._open_file(self.path)  # errors here reach the constructor's caller
+        except Exception as err:
+            if on_error == "raise":
+                raise
+            self._fail(err, 0)
         self._queue: deque = deque()
         self._bytes_in = 0  # written by producers only
         self._bytes_out = 0  # written by the writer thread only
@@ -91,6 +142,7 @@ class EventFileWriter:
                                         daemon=True)
         self._thread.start()
         _open_writers.add(self)
+        _signals.install_sigterm_flush(flush_open_writers)
 
     # -- caller side -------------------------------------------------------------------------------
 
@@ -119,14 +171,29 @@ class EventFileWriter:
         if self._closed:
             return
         self._check_fork()
-        barrier = _Barrier(self._fsync)
-        self._queue.append(barrier)
-        self._wake.set()
+        barrier = self._post_barrier()
         while not barrier.done.wait(0.1):
             if not self._thread.is_alive():
                 break
         if barrier.error is not None or self._error is not None:
             self._raise_state()
+
+    def _post_barrier(self) -> _Barrier:
+        barrier = _Barrier(self._fsync)
+        self._queue.append(barrier)
+        self._wake.set()
+        return barrier
+
+    def _flush_for_exit(self, deadline: float) -> bool:
+        """Flush that never raises and gives up at `deadline` (monotonic); True when everything got written.
+
+        Used at interpreter exit and from the SIGTERM handler, which may interrupt the main thread
+        anywhere, so it takes no lock a caller could be holding.
+        """
+        if self._closed or self._error is not None or self._pid != os.getpid() or not self._thread.is_alive():
+            return self._closed
+        barrier = self._post_barrier()
+        return barrier.done.wait(max(0.0, deadline - time.monotonic())) and barrier.error is None
 
     def close(self) -> None:
         """Flushes and closes the file; idempotent. Raises a pending background error once."""
@@ -142,11 +209,11 @@ class EventFileWriter:
                 self._wake.set()
                 if self._pid == os.getpid() and self._thread.is_alive():
                     self._thread.join()
-                try:
-                    self._file.close()
-                except OSError as err:
-                    if self._error is None:
-                        self._error = err
+                if self._file is not None:
+                    try:
+                        self._file.close()
+                    except Exception as err:
+                        self._fail(err, self._file_events if self._file_dirty() else 0)
                 _open_writers.discard(self)
             if self._error is not None:
                 self._raise_state()
@@ -156,14 +223,19 @@ class EventFileWriter:
         self._closed = True
         self._queue = deque()
         _open_writers.discard(self)
-        try:
-            getattr(self._file, "abandon", self._file.close)()
-        except OSError:
-            pass
+        if self._file is not None:
+            try:
+                getattr(self._file, "abandon", self._file.close)()
+            except Exception:
+                pass
 
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def on_error(self) -> str:
+        return self._on_error
 
     def __enter__(self) -> "EventFileWriter":
         return self
@@ -192,6 +264,93 @@ class EventFileWriter:
                 f"event file writer for {self.path} was created in process {self._pid} and used after fork() "
                 f"in process {os.getpid()}; create a new writer in the child (SummaryWriter does this for you)")
 
+    # -- files and failures (writer thread, and the constructor) -----------------------------------
+
+    def _open_file(self, path: str) -> None:
+        """Starts event file `path` with its file_version record, made visible at once."""
+        self._storage.makedirs(self.logdir)
+        new = self._storage.open_append(path)
+        try:
+            new.write(_header_record())
+            new.flush(self._fsync)
+        except BaseException:
+            try:
+                new.close()
+            except Exception:
+                pass
+            raise
+        self._file, self.path = new, path
+        self._file_bytes, self._file_events = 0, 0
+        self.paths.append(path)
+
+    def _next_path(self) -> str:
+        """A new file name that sorts after every file this writer started (readers go in name order)."""
+        stamp = max(int(time.time()), max(map(_file_stamp, self.paths), default=0) + 1)
+        return self._storage.join(self.logdir, event_file_name(self._suffix, now=stamp))
+
+    def _file_dirty(self) -> bool:
+        return bool(getattr(self._file, "_dirty", False))
+
+    def _fail(self, err: BaseException, dropped: int) -> None:
+        """Records an I/O failure as `on_error` says."""
+        if self._on_error == "raise":
+            if getattr(self, "_error", None) is None:
+                self._error = err
+            return
+        self.dropped_events += dropped
+        now = time.monotonic()
+        if not self._failing:
+            self._failing = True
+            self._backoff = _RETRY_FIRST
+            warnings.warn(f"writing event file {self.path} failed ({err!r}); on_error='warn': dropping events "
+                          f"and retrying with backoff", EventWriteWarning, stacklevel=2)
+        else:
+            self._backoff = min(self._backoff * 2, _RETRY_MAX)
+        self._retry_at = now + self._backoff
+
+    def _may_write(self) -> bool:
+        """False while failing (on_error="warn") and the next retry is not due; reopens a broken file when due."""
+        if not self._failing:
+            return True
+        if time.monotonic() < self._retry_at:
+            return False
+        if self._file is None or self._file.needs_reopen():
+            old = self._file
+            self._file = None
+            if old is not None:
+                try:
+                    old.close()
+                except Exception:
+                    pass
+            try:
+                self._open_file(self._next_path())
+            except Exception as err:
+                self._fail(err, 0)
+                return False
+        return True
+
+    def _recovered(self) -> None:
+        if self._failing:
+            self._failing = False
+            warnings.warn(f"writing event file {self.path} works again; {self.dropped_events} events were dropped "
+                          f"while it failed", EventWriteWarning, stacklevel=2)
+
+    def _roll_over(self) -> None:
+        """Closes (uploads) the full current file and starts the next one."""
+        old = self._file
+        try:
+            old.close()
+        except Exception as err:
+            self._file = None
+            self._fail(err, self._file_events)
+            if self._on_error == "raise":
+                return
+        try:
+            self._open_file(self._next_path())
+        except Exception as err:
+            self._file = None
+            self._fail(err, 0)
+
     # -- writer thread -----------------------------------------------------------------------------
 
     def _run(self) -> None:
@@ -202,9 +361,18 @@ class EventFileWriter:
             self._wake.clear()
             stop = self._drain(queue)
             if time.monotonic() >= deadline:
+                self._periodic_flush()
                 deadline = time.monotonic() + self._flush_secs
             if stop:
                 return
+
+    def _periodic_flush(self) -> None:
+        """Every flush_secs: uploads buffered data to object stores and notices a deleted file."""
+        if self._error is None and self._file is not None and self._may_write():
+            try:
+                self._file.flush(False)
+            except Exception as err:
+                self._fail(err, 0)
 
     def _drain(self, queue: deque) -> bool:
         """Writes what is queued; answers barriers; True once the stop signal came."""
@@ -236,32 +404,74 @@ class EventFileWriter:
         if not batch:
             return
         if self._error is None:
-            try:
-                self._file.write(record.frame_many(batch))
-            except BaseException as err:  # raised to the caller at its next call
-                self._error = err
+            if self._may_write():
+                data = record.frame_many(batch)
+                try:
+                    self._file.write(data)
+                except BaseException as err:  # raised to the caller at its next call (or counted)
+                    self._fail(err, len(batch))
+                else:
+                    self._file_bytes += len(data)
+                    self._file_events += len(batch)
+                    self._recovered()
+                    if self._max_file_bytes is not None and self._file_bytes >= self._max_file_bytes:
+                        self._roll_over()
+            else:
+                self.dropped_events += len(batch)
         self._bytes_out += size
         if self._bytes_in - self._bytes_out <= self._max_pending_bytes:
             with self._space:
                 self._space.notify_all()
 
     def _answer_barrier(self, barrier: _Barrier) -> None:
-        if self._error is None:
+        if self._error is None and self._file is not None and self._may_write():
             try:
                 self._file.flush(barrier.fsync)
             except BaseException as err:
-                self._error = err
+                self._fail(err, 0)
         barrier.error = self._error
         barrier.done.set()
 
 
-def _close_all_at_exit() -> None:
-    """Flushes and closes writers the program left open, so queued events are not lost at exit."""
+def flush_open_writers(timeout: float = 10.0) -> bool:
+    """Flushes every open writer of this process, giving up after `timeout` seconds; True if all finished."""
+    deadline = time.monotonic() + timeout
+    ok = True
     for writer in list(_open_writers):
-        try:
-            writer.close()
-        except Exception:
-            pass
+        ok = writer._flush_for_exit(deadline) and ok
+    return ok
+
+
+EXIT_FLUSH_TIMEOUT = float(os.environ.get("TENSORBOARD_EXIT_FLUSH_TIMEOUT", "60"))
+
+
+def _close_all_at_exit() -> None:
+    """Flushes and closes writers the program left open, so queued events are not lost at exit.
+
+    Bounded: a writer whose storage hangs is given up after EXIT_FLUSH_TIMEOUT seconds (all writers
+    together), so the interpreter always exits.
+    """
+    deadline = time.monotonic() + EXIT_FLUSH_TIMEOUT
+    for writer in list(_open_writers):
+        if writer._pid != os.getpid():
+            continue
+        if writer._flush_for_exit(deadline) or writer._error is not None:
+            try:
+                writer.close()
+            except Exception:
+                pass
+
+
+def _mark_inherited_writers() -> None:
+    """In a forked child: the parent's writers have no thread here; using one raises instead of losing events."""
+    for writer in list(_open_writers):
+        if writer._error is None:
+            writer._error = RuntimeError(
+                f"this event file writer belongs to process {writer._pid}; after fork() create a new one "
+                f"(FileWriter and SummaryWriter do this for you)")
+        _open_writers.discard(writer)
 
 
 atexit.register(_close_all_at_exit)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_mark_inherited_writers)

@@ -75,6 +75,24 @@ class Record:
     payload: bytes
 
 
+_READ_CHUNK = 1 << 24
+
+
+def _read_bounded(read, size: int) -> bytes:
+    """Up to `size` bytes, read in chunks: a bogus huge length costs memory only for the bytes really there."""
+    if size <= _READ_CHUNK:
+        return read(size)
+    parts = []
+    remaining = size
+    while remaining:
+        part = read(min(remaining, _READ_CHUNK))
+        if not part:
+            break
+        parts.append(part)
+        remaining -= len(part)
+    return b"".join(parts)
+
+
 def read_records(stream: BinaryIO, path: str | None = None) -> Iterator[Record]:
     """Yields every complete record of `stream`, checking both CRCs.
 
@@ -96,7 +114,7 @@ def read_records(stream: BinaryIO, path: str | None = None) -> Iterator[Record]:
             raise CorruptRecordError("length CRC mismatch", offset, path)
         if length > MAX_RECORD_BYTES:
             raise CorruptRecordError(f"implausible record length {length}", offset, path)
-        body = read(length + FOOTER_SIZE)
+        body = _read_bounded(read, length + FOOTER_SIZE)
         if len(body) < length + FOOTER_SIZE:
             raise TruncatedRecordError(
                 f"file ends inside a record ({len(body)} of {length + FOOTER_SIZE} payload bytes)", offset, path)

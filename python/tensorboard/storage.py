@@ -5,10 +5,16 @@ configs are whole-file reads and atomic replacements (`read_bytes`/`write_bytes`
 """
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 import tempfile
-from typing import BinaryIO, Iterator, Protocol
+import time
+from typing import BinaryIO, Callable, Iterator, Protocol
+
+# Remote event files are rolled over to a new object once they reach this size, so a long
+# run's buffer (each flush re-uploads the whole current object) stays bounded.
+DEFAULT_REMOTE_MAX_FILE_BYTES = 16 << 20
 
 
 class AppendFile(Protocol):
@@ -22,6 +28,10 @@ class AppendFile(Protocol):
 
     def close(self) -> None: ...
 
+    def needs_reopen(self) -> bool:
+        """True when appending to this file again is unsafe or pointless (a new file should be started)."""
+        ...
+
 
 def is_remote(path: str) -> bool:
     """True for URLs with a scheme other than file:// (s3://, gs://, memory://, ...)."""
@@ -29,21 +39,26 @@ def is_remote(path: str) -> bool:
     return bool(sep) and scheme not in ("", "file")
 
 
-def storage_for(path: str | os.PathLike) -> "LocalStorage | FsspecStorage":
-    """The storage that handles `path`."""
+def storage_for(path: str | os.PathLike, **storage_options) -> "LocalStorage | FsspecStorage":
+    """The storage that handles `path`; `storage_options` go to fsspec for remote URLs."""
     path = os.fspath(path)
     if is_remote(path):
-        return FsspecStorage(path)
+        return FsspecStorage(path, **storage_options)
     return LOCAL
 
 
 class LocalAppendFile:
-    """An O_APPEND file descriptor written with os.write: data is in the kernel as soon as write returns."""
+    """An O_APPEND file descriptor written with os.write: data is in the kernel as soon as write returns.
+
+    A failed write is undone with ftruncate, so the file never keeps a partial record; if even
+    that fails the file is marked `tainted` and must not be appended to again.
+    """
 
     def __init__(self, path: str):
         self.path = path
         self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o644)
         self._size = 0
+        self.tainted = False
 
     def write(self, data: bytes) -> None:
         """Writes all of `data`; on failure cuts the file back so no partial record is left behind."""
@@ -55,16 +70,31 @@ class LocalAppendFile:
                 view = view[written:]
                 self._size += written
         except BaseException:
-            try:
-                os.ftruncate(self._fd, start)
-                self._size = start
-            except OSError:
-                pass
+            if self._size != start:
+                try:
+                    os.ftruncate(self._fd, start)
+                    self._size = start
+                except OSError:
+                    self.tainted = True
             raise
 
     def flush(self, fsync: bool = False) -> None:
+        """Data is already in the kernel; checks the file still has a name (and fsyncs if asked)."""
+        if self._fd < 0:
+            raise OSError(errno.EBADF, "event file is closed", self.path)
+        if os.fstat(self._fd).st_nlink == 0:
+            raise FileNotFoundError(errno.ENOENT, "event file was deleted while being written "
+                                    "(was its directory removed?)", self.path)
         if fsync:
             os.fsync(self._fd)
+
+    def needs_reopen(self) -> bool:
+        if self._fd < 0 or self.tainted:
+            return True
+        try:
+            return os.fstat(self._fd).st_nlink == 0
+        except OSError:
+            return True
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -76,6 +106,7 @@ class LocalStorage:
     """Plain files on this machine."""
 
     join = staticmethod(os.path.join)
+    default_max_file_bytes: int | None = None  # local files grow without rollover
 
     def makedirs(self, path: str) -> None:
         os.makedirs(path, exist_ok=True)
@@ -127,17 +158,37 @@ LOCAL = LocalStorage()
 
 
 class FsspecAppendFile:
-    """An append-only file on an object store: buffered, the whole object uploaded on flush and close."""
+    """An append-only file on an object store: buffered in memory, the whole object uploaded on flush and close.
 
-    def __init__(self, fs, path: str):
+    Object stores cannot append, so each flush re-uploads the object; the event writer rolls
+    over to a new object at `max_file_bytes` to bound that buffer. A failed upload is retried
+    `retries` times with exponential backoff (`backoff`, 2*backoff, ...) and then raised; the
+    buffer is kept, so a later flush uploads everything again: nothing is silently dropped.
+    """
+
+    def __init__(self, fs, path: str, retries: int = 3, backoff: float = 0.5,
+                 sleep: Callable[[float], None] = time.sleep):
         self.path = path
         self._fs = fs
         self._chunks: list[bytes] = []
+        self._size = 0
         self._dirty = True
         self._closed = False
+        self._retries = retries
+        self._backoff = backoff
+        self._sleep = sleep
+        self.uploads = 0
+        self.failed_uploads = 0
+
+    @property
+    def size(self) -> int:
+        return self._size
 
     def write(self, data: bytes) -> None:
+        if self._closed:
+            raise ValueError(f"{self.path} is closed")
         self._chunks.append(bytes(data))
+        self._size += len(data)
         self._dirty = True
 
     def flush(self, fsync: bool = False) -> None:
@@ -145,24 +196,41 @@ class FsspecAppendFile:
             return
         content = b"".join(self._chunks)
         self._chunks = [content]
-        self._fs.pipe_file(self.path, content)
+        delay = self._backoff
+        for attempt in range(self._retries + 1):
+            try:
+                self._fs.pipe_file(self.path, content)
+                break
+            except Exception:
+                self.failed_uploads += 1
+                if attempt == self._retries:
+                    raise
+                self._sleep(delay)
+                delay *= 2
+        self.uploads += 1
         self._dirty = False
+
+    def needs_reopen(self) -> bool:
+        return self._closed
 
     def close(self) -> None:
         if not self._closed:
             self.flush()
             self._closed = True
+            self._chunks = []
 
 
 class FsspecStorage:
     """Any fsspec file system (s3://, gs://, memory://, ...); needs `fsspec` and the backend package."""
 
-    def __init__(self, url: str):
+    default_max_file_bytes: int | None = DEFAULT_REMOTE_MAX_FILE_BYTES
+
+    def __init__(self, url: str, **storage_options):
         try:
             import fsspec
         except ImportError as err:  # pragma: no cover - depends on the environment
             raise ImportError(f"logdir {url!r} needs fsspec: pip install 'tensorboard-standalone[s3]'") from err
-        self.fs, _ = fsspec.core.url_to_fs(url)
+        self.fs, _ = fsspec.core.url_to_fs(url, **storage_options)
         self.protocol = url.split("://", 1)[0]
 
     def _strip(self, path: str) -> str:
@@ -181,9 +249,12 @@ class FsspecStorage:
         return self.fs.isdir(self._strip(path))
 
     def listdir(self, path: str) -> list[str]:
+        self.fs.invalidate_cache(self._strip(path))
         return sorted(posixpath.basename(p.rstrip("/")) for p in self.fs.ls(self._strip(path), detail=False))
 
     def walk(self, root: str) -> Iterator[tuple[str, list[str]]]:
+        """(URL of directory, file names) below `root`; listings are fetched anew, not from fsspec's cache."""
+        self.fs.invalidate_cache()
         for dirpath, _dirs, files in self.fs.walk(self._strip(root)):
             yield f"{self.protocol}://{dirpath}", sorted(files)
 

@@ -26,18 +26,24 @@ class FileWriter:
     """Writes Summary protos and Events to a new event file in `logdir`, asynchronously.
 
     fsync: fsync the file on every flush (power-loss durability, slower).
+    on_error: "raise" (default) raises an I/O error at the next add/flush/close; "warn" warns once,
+        drops and counts what cannot be written and retries (see tensorboard.event_file).
+    max_file_bytes: roll over to a new event file at this size (default: 16 MiB on object stores).
+    storage_options: fsspec options for a remote logdir URL (e.g. {"endpoint_url": ...} for S3).
     """
 
     def __init__(self, logdir: str | os.PathLike, max_queue: int = 10, flush_secs: float = 120,
-                 filename_suffix: str = "", *, fsync: bool = False, max_pending_bytes: int | None = None):
+                 filename_suffix: str = "", *, fsync: bool = False, max_pending_bytes: int | None = None,
+                 on_error: str = "raise", max_file_bytes: int | None = None,
+                 storage_options: Mapping[str, Any] | None = None):
         if logdir is None:
             raise TypeError("logdir must be a path or URL, got None")
         self._logdir = os.fspath(logdir)
         self._options = dict(max_queue=max_queue, flush_secs=flush_secs, filename_suffix=filename_suffix,
-                             fsync=fsync)
+                             fsync=fsync, on_error=on_error, max_file_bytes=max_file_bytes)
         if max_pending_bytes is not None:
             self._options["max_pending_bytes"] = max_pending_bytes
-        self._storage = storage_for(self._logdir)
+        self._storage = storage_for(self._logdir, **dict(storage_options or {}))
         self._lock = threading.Lock()
         self._writer: EventFileWriter | None = self._open()
         _live_file_writers.add(self)
@@ -176,14 +182,33 @@ class SummaryWriter:
     and where their positional orders disagree the seeds' order wins.
     """
 
+    def __new__(cls, *args, rank: int | None = None, write_ranks=(0,), rank_subdir: bool = False, **kwargs):
+        # Distributed training: ranks that do not write get a writer whose methods do nothing.
+        from tensorboard import distributed
+
+        if distributed.resolve(rank, write_ranks, rank_subdir)[0]:
+            return super().__new__(cls)
+        return object.__new__(distributed.null_writer_class(cls))
+
     def __init__(self, logdir: str | os.PathLike | None = None, max_queue: int = 10, flush_secs: float = 120,
                  filename_suffix: str = "", *, log_dir: str | os.PathLike | None = None, comment: str = "",
-                 purge_step: int | None = None, fsync: bool = False, **_ignored_tensorboardx_options):
+                 purge_step: int | None = None, fsync: bool = False, on_error: str = "raise",
+                 max_file_bytes: int | None = None, storage_options: Mapping[str, Any] | None = None,
+                 rank: int | None = None, write_ranks=(0,), rank_subdir: bool = False,
+                 **_ignored_tensorboardx_options):
+        """on_error, max_file_bytes, storage_options: as FileWriter. rank, write_ranks, rank_subdir: which
+        processes of a distributed run write and whether each gets sub-run `rank<k>` (tensorboard.distributed)."""
         logdir = pick("logdir", logdir, "log_dir", log_dir, default="./runs")
         logdir = os.fspath(logdir) + (comment or "")
+        from tensorboard import distributed
+
+        rank_run = distributed.resolve(rank, write_ranks, rank_subdir)[1]
+        if rank_run is not None:
+            logdir = logdir.rstrip("/") + "/" + rank_run if "://" in logdir else os.path.join(logdir, rank_run)
         self._logdir = logdir
         self._options = dict(max_queue=max_queue, flush_secs=flush_secs, filename_suffix=filename_suffix,
-                             fsync=fsync)
+                             fsync=fsync, on_error=on_error, max_file_bytes=max_file_bytes,
+                             storage_options=storage_options)
         self._file_writer = FileWriter(logdir, **self._options)
         self._sub_writers: dict[str, FileWriter] = {}
         self._tag_fields: dict[str, bytes] = {}
@@ -381,21 +406,31 @@ class SummaryWriter:
         """Logs a model graph: GraphDef, MXNet Symbol or HybridBlock, torch module (with inputs), ONNX model."""
         self._file_writer.add_graph(model, input_to_model, **kwargs)
 
-    def add_embedding(self, tag=None, embedding=None, labels=None, images=None, global_step=None, *, mat=None,
-                      metadata=None, label_img=None, metadata_header: Sequence[str] | None = None) -> None:
+    _EMBEDDING_SEED_ORDER = ("tag", "embedding", "labels", "images", "global_step")
+    _EMBEDDING_TBX_ORDER = ("mat", "metadata", "label_img", "global_step", "tag", "metadata_header")
+
+    def add_embedding(self, *args, tag: str | None = None, embedding=None, labels=None, images=None,
+                      global_step=None, mat=None, metadata=None, label_img=None,
+                      metadata_header: Sequence[str] | None = None) -> None:
         """Logs embeddings for the Projector: a 2-D matrix with optional labels and label images.
 
-        Seed order `add_embedding(tag, embedding, labels, images, global_step)`; tensorboardX's
-        `add_embedding(mat, metadata, label_img, global_step, tag)` works with its keyword names
-        or with the matrix as first positional argument.
+        Seed order `add_embedding(tag, embedding, labels, images, global_step)` when the first
+        positional argument is a str; otherwise tensorboardX's `add_embedding(mat, metadata,
+        label_img, global_step, tag, metadata_header)`. Keyword names of both work.
         """
-        if tag is not None and not isinstance(tag, str):
-            # tensorboardX positional order: (mat, metadata, label_img, global_step, tag)
-            tag, embedding, labels, images, global_step = (global_step if isinstance(global_step, str) else None,
-                                                           tag, embedding, labels, images)
-        embedding = require("embedding", pick("embedding", embedding, "mat", mat))
-        labels = pick("labels", labels, "metadata", metadata)
-        images = pick("images", images, "label_img", label_img)
+        given = dict(tag=tag, embedding=embedding, labels=labels, images=images, global_step=global_step, mat=mat,
+                     metadata=metadata, label_img=label_img, metadata_header=metadata_header)
+        order = self._EMBEDDING_SEED_ORDER if args and isinstance(args[0], str) else self._EMBEDDING_TBX_ORDER
+        if len(args) > len(order):
+            raise TypeError(f"add_embedding takes at most {len(order)} positional arguments ({', '.join(order)})")
+        for name, value in zip(order, args):
+            if given[name] is not None:
+                raise TypeError(f"add_embedding got multiple values for argument {name!r}")
+            given[name] = value
+        tag, global_step, metadata_header = given["tag"], given["global_step"], given["metadata_header"]
+        embedding = require("embedding", pick("embedding", given["embedding"], "mat", given["mat"]))
+        labels = pick("labels", given["labels"], "metadata", given["metadata"])
+        images = pick("images", given["images"], "label_img", given["label_img"])
         tag = check_tag("default" if tag is None else tag)
         from tensorboard import projector
         from tensorboard.convert import to_numpy
@@ -409,7 +444,10 @@ class SummaryWriter:
     def add_hparams(self, hparam_dict: Mapping[str, Any], metric_dict: Mapping[str, Any],
                     hparam_domain_discrete: Mapping[str, Sequence] | None = None, run_name: str | None = None,
                     global_step=None) -> None:
-        """Logs one hparams session: its hparams and final metrics, into sub-run `run_name` (default: a time stamp)."""
+        """Logs one hparams session: its hparams and final metrics, into sub-run `run_name` (default: a time stamp).
+
+        hparam_domain_discrete: {name: [allowed values]}, shown as the hparam's domain in the dashboard.
+        """
         from tensorboard import summary
         from tensorboard.convert import to_float
 
@@ -424,7 +462,11 @@ class SummaryWriter:
 
             run_name = f"{time.time():.6f}"
         writer = self._sub_writer(run_name)
-        for part in (experiment, start, end):
+        # Upstream takes the first experiment summary it finds as the whole experiment; without one it
+        # unites every session's hparams and metrics. So an experiment is written only to carry the
+        # discrete domains the caller asked for.
+        parts = (experiment, start, end) if hparam_domain_discrete else (start, end)
+        for part in parts:
             writer.add_summary(part, global_step)
         for key, number in metrics.items():
             writer.add_event_bytes(wire.scalar_event(wire.scalar_prefix(key), number, check_step(global_step),

@@ -1,0 +1,101 @@
+"""Turns framework values (Python, NumPy, PyTorch, MXNet, JAX, TensorFlow, CuPy) into NumPy.
+
+No framework is ever imported: values are recognised by duck typing and by the module
+their type comes from, so logging never pays a framework import or pins a version.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = ["to_numpy", "to_float", "check_numeric"]
+
+# NumPy dtypes from ml_dtypes (JAX/TF bfloat16, float8...) that most NumPy code can't use.
+_EXOTIC_FLOAT_PREFIXES = ("bfloat16", "float8_", "float6_", "float4_")
+
+
+def _torch_to_numpy(value: Any) -> np.ndarray:
+    """detach -> cpu -> numpy, widening dtypes NumPy lacks (bfloat16, float8) to float32."""
+    tensor = value.detach()
+    if getattr(tensor, "is_sparse", False):
+        tensor = tensor.to_dense()
+    if str(tensor.dtype).startswith(("torch.bfloat16", "torch.float8", "torch.float4")):
+        tensor = tensor.float()
+    if getattr(tensor, "is_conj", None) is not None and tensor.is_conj():
+        tensor = tensor.resolve_conj()
+    if tensor.device.type != "cpu":
+        tensor = tensor.cpu()
+    return tensor.numpy()
+
+
+def to_numpy(value: Any, name: str = "value") -> np.ndarray:
+    """Returns `value` as a NumPy array (a view where possible; never a framework object).
+
+    Accepts Python numbers and (nested) lists, NumPy arrays and scalars, PyTorch tensors on
+    any device (detached; bfloat16 widened to float32), MXNet NDArrays, TensorFlow eager
+    tensors, JAX and CuPy arrays, and anything implementing `__array__`.
+    """
+    if isinstance(value, np.ndarray):
+        array = value
+    elif value is None:
+        raise TypeError(f"{name}: expected an array-like value, got None")
+    elif isinstance(value, (str, bytes)):
+        raise TypeError(f"{name}: expected numbers, got {type(value).__name__} {value!r:.40}")
+    else:
+        module = type(value).__module__ or ""
+        if module.startswith("torch") and hasattr(value, "detach"):
+            array = _torch_to_numpy(value)
+        elif module.startswith("cupy") and hasattr(value, "get"):
+            array = np.asarray(value.get())
+        elif hasattr(value, "asnumpy"):  # MXNet NDArray
+            array = np.asarray(value.asnumpy())
+        elif module.startswith("tensorflow") and hasattr(value, "numpy"):
+            array = np.asarray(value.numpy())
+        else:  # NumPy scalars, lists, JAX arrays, anything with __array__
+            try:
+                array = np.asarray(value)
+            except Exception as exc:  # pragma: no cover - depends on the foreign type
+                raise TypeError(f"{name}: cannot convert {type(value).__name__} to an array: {exc}") from exc
+    if array.dtype.name.startswith(_EXOTIC_FLOAT_PREFIXES):
+        array = array.astype(np.float32)
+    return array
+
+
+def check_numeric(array: np.ndarray, name: str) -> np.ndarray:
+    """Raises TypeError naming `name` unless `array` holds bools, integers or real floats."""
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: expected numeric values, got dtype {array.dtype}")
+    return array
+
+
+def to_float(value: Any, name: str = "value") -> float:
+    """Returns a scalar as a Python float; NaN and ±Inf pass through unchanged.
+
+    Fast for Python floats (the common add_scalar case). Accepts ints, bools, NumPy scalars
+    and 0-d or one-element arrays/tensors; raises TypeError naming `name` otherwise.
+    """
+    kind = type(value)
+    if kind is float:
+        return value
+    if kind is int or kind is bool:
+        return float(value)
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return float(value)
+    if value is None or isinstance(value, (str, bytes, complex, np.complexfloating)):
+        raise TypeError(f"{name}: expected a real number, got {kind.__name__} {value!r:.40}")
+    if isinstance(value, numbers.Real):  # fractions, decimals, custom number types
+        return float(value)
+    module = kind.__module__ or ""
+    if module.startswith("torch") and hasattr(value, "numel"):
+        if value.numel() != 1:
+            raise TypeError(f"{name}: expected a single number, got a tensor of shape {tuple(value.shape)}")
+        if value.is_complex():
+            raise TypeError(f"{name}: expected a real number, got dtype {value.dtype}")
+        return float(value.item())
+    array = to_numpy(value, name)
+    if array.size != 1:
+        raise TypeError(f"{name}: expected a single number, got an array of shape {array.shape}")
+    check_numeric(array, name)
+    return float(array.reshape(-1)[0])

@@ -1,0 +1,82 @@
+"""Model graphs for the Graphs dashboard: `to_graph_def(model)` for MXNet, PyTorch and ONNX.
+
+`FileWriter.add_graph` and `SummaryWriter.add_graph` call `to_graph_def` for anything that
+is not already a GraphDef. Frameworks are never imported to find out what a model is:
+the dispatcher looks at the type's module (and at paths/JSON for exported files), and
+only the converter of the model's own framework imports that framework.
+
+For a model of your own (e.g. plain NumPy), `GraphBuilder` assembles a GraphDef::
+
+    g = GraphBuilder()
+    x = g.add("input/x", "Input", shapes=[[-1, 64]])
+    w = g.add("dense/weight", "Parameter", shapes=[[64, 32]])
+    y = g.add("dense/MatMul", "MatMul", [x, w], shapes=[[-1, 32]])
+    writer.add_graph(g.build())
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from tensorboard.graph._builder import GraphBuilder
+from tensorboard.src import graph_pb2
+
+__all__ = ["to_graph_def", "framework_of", "GraphBuilder"]
+
+
+def framework_of(model: Any) -> str | None:
+    """'graphdef', 'mxnet', 'pytorch', 'onnx' or None, decided without importing frameworks."""
+    if isinstance(model, graph_pb2.GraphDef):
+        return "graphdef"
+    modules = [c.__module__ or "" for c in type(model).__mro__]
+    top = {m.split(".")[0] for m in modules}
+    if "mxnet" in top:
+        return "mxnet"
+    if "torch" in top:
+        return "pytorch"
+    if "onnx" in top and type(model).__name__ == "ModelProto":
+        return "onnx"
+    if isinstance(model, (str, os.PathLike)) or isinstance(model, dict):
+        from tensorboard.graph import mxnet as mxnet_graph, onnx as onnx_graph
+
+        if onnx_graph.is_onnx_path(model):
+            return "onnx"
+        if mxnet_graph.is_symbol_json(model):
+            return "mxnet"
+    if isinstance(model, (bytes, bytearray)):
+        return "graphdef"
+    return None
+
+
+def to_graph_def(model: Any, input_to_model: Any = None, **kwargs: Any) -> graph_pb2.GraphDef:
+    """Converts a model into a GraphDef.
+
+    Accepts a GraphDef (returned as is) or serialized GraphDef bytes; an MXNet `Symbol`,
+    a hybridized-and-run Gluon `HybridBlock` or a `*-symbol.json` path/dict/text; a PyTorch
+    `nn.Module` with example inputs (`input_to_model`: a tensor or tuple of tensors); an
+    ONNX `ModelProto` or `.onnx` path. `kwargs` go to the framework's converter
+    (e.g. PyTorch's `strict=False`).
+    """
+    kind = framework_of(model)
+    if kind == "graphdef":
+        if isinstance(model, graph_pb2.GraphDef):
+            return model
+        graph = graph_pb2.GraphDef()
+        graph.ParseFromString(bytes(model))
+        return graph
+    if kind == "mxnet":
+        from tensorboard.graph import mxnet as mxnet_graph
+
+        return mxnet_graph.graph_def(model, input_to_model, **kwargs)
+    if kind == "pytorch":
+        from tensorboard.graph import pytorch as pytorch_graph
+
+        return pytorch_graph.graph_def(model, input_to_model, **kwargs)
+    if kind == "onnx":
+        from tensorboard.graph import onnx as onnx_graph
+
+        return onnx_graph.graph_def(model, **kwargs)
+    raise TypeError(
+        f"add_graph cannot convert a {type(model).__module__}.{type(model).__name__}: pass a GraphDef, "
+        "an MXNet Symbol or hybridized Gluon HybridBlock, a '*-symbol.json' path, a torch.nn.Module "
+        "with input_to_model, or an ONNX ModelProto / '.onnx' path")

@@ -1,0 +1,37 @@
+"""Writer-agnostic logging: works with a `SummaryWriter` or a low-level `FileWriter`."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def to_numpy(value: Any) -> np.ndarray:
+    """NumPy view of an MXNet NDArray, a torch tensor or anything array-like."""
+    if hasattr(value, "asnumpy"):  # MXNet NDArray
+        return value.asnumpy()
+    if hasattr(value, "detach") and hasattr(value, "cpu"):  # torch.Tensor
+        return value.detach().cpu().numpy()
+    return np.asarray(value)
+
+
+def log_scalar(writer: Any, tag: str, value: Any, step: int | None) -> None:
+    """`add_scalar` on a SummaryWriter, `add_summary(summary.scalar(...))` on a FileWriter."""
+    number = float(np.asarray(to_numpy(value)).reshape(-1)[0])
+    if hasattr(writer, "add_scalar"):
+        writer.add_scalar(tag, number, global_step=step)
+    else:
+        from tensorboard import summary
+
+        writer.add_summary(summary.scalar(tag, number), global_step=step)
+
+
+def log_histogram(writer: Any, tag: str, values: Any, step: int | None, bins: Any = "tensorflow") -> None:
+    """`add_histogram` on a SummaryWriter, `add_summary(summary.histogram(...))` on a FileWriter."""
+    array = to_numpy(values).reshape(-1)
+    if hasattr(writer, "add_histogram"):
+        writer.add_histogram(tag, array, global_step=step, bins=bins)
+    else:
+        from tensorboard import summary
+
+        writer.add_summary(summary.histogram(tag, array, bins=bins), global_step=step)

@@ -1,0 +1,186 @@
+"""Embedding files for the Projector dashboard: tensors.tsv, metadata.tsv, sprite.png and
+the run's projector_config.pbtxt, which lists every embedding logged in the run.
+
+Each embedding goes to `<run_dir>/<step:05d>/<tag>/` (`<run_dir>/<tag>/` without a step).
+The tensor is TSV, not binary float32: the projector reads `tensor_path` as text first and
+only falls back to binary on a decode error, which binary data doesn't reliably raise.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, Optional, Sequence
+from urllib.parse import quote
+
+import numpy as np
+from google.protobuf import text_format
+
+from tensorboard.convert import check_numeric, to_numpy
+from tensorboard.src import projector_config_pb2
+from tensorboard.summary._png import encode_png
+from tensorboard.summary.image import to_uint8
+
+__all__ = ["write_embedding", "tsv_bytes", "sprite_image", "CONFIG_NAME"]
+
+CONFIG_NAME = "projector_config.pbtxt"
+_DIGITS = 9  # significant digits: enough for every float32 to read back exactly
+# ASCII lookup tables: "0000".."9999", and "e-46\t".."e+39\t" for float32 exponents
+_FOUR_DIGITS = np.frombuffer("".join(f"{i:04d}" for i in range(10000)).encode(), np.uint8).reshape(10000, 4)
+_MIN_EXPONENT = -46
+_EXPONENTS = np.frombuffer("".join(f"e{i:+03d}\t" for i in range(_MIN_EXPONENT, 40)).encode(),
+                           np.uint8).reshape(-1, 5)
+
+
+def _slow_tsv(matrix: np.ndarray) -> bytes:
+    row = "\t".join(["%.9g"] * matrix.shape[1])
+    return "".join(row % tuple(values) + "\n" for values in matrix.tolist()).encode("ascii")
+
+
+def tsv_bytes(matrix: np.ndarray) -> bytes:
+    """A float32 matrix as TSV rows of 9-significant-digit numbers ("-1.23456789e-05").
+
+    Formats all numbers at once with NumPy into fixed-width byte cells, then squeezes out the
+    unused sign cell of non-negative numbers: ~20x faster than per-value string formatting.
+    """
+    matrix = np.asarray(matrix, dtype=np.float32)
+    rows, columns = matrix.shape
+    if not np.isfinite(matrix).all():
+        return _slow_tsv(matrix)  # 'nan' / 'inf' spelled the way Python's float() reads them
+    values = matrix.astype(np.float64).reshape(-1)
+    magnitude = np.abs(values)
+    nonzero = magnitude > 0
+    exponent = np.zeros(values.shape, dtype=np.int64)
+    exponent[nonzero] = np.floor(np.log10(magnitude[nonzero])).astype(np.int64)
+    mantissa = np.rint(magnitude * 10.0 ** (_DIGITS - 1 - exponent)).astype(np.int64)
+    carry = mantissa >= 10 ** _DIGITS  # log10 rounding or 9.999999999 -> 10.00000000
+    mantissa[carry] = np.rint(mantissa[carry] / 10.0).astype(np.int64)
+    exponent[carry] += 1
+    low = mantissa < 10 ** (_DIGITS - 1)  # log10 rounded up: one digit short
+    mantissa[low & nonzero] = np.rint(magnitude[low & nonzero] * 10.0 ** (_DIGITS - exponent[low & nonzero])
+                                      ).astype(np.int64)
+    exponent[low & nonzero] -= 1
+    # cell: sign, d, '.', 8 digits, 'e', exponent sign, 2 exponent digits, separator = 16 bytes
+    cells = np.empty((values.size, 16), dtype=np.uint8)
+    cells[:, 0] = ord("-")
+    cells[:, 2] = ord(".")
+    lead = mantissa // 10 ** (_DIGITS - 1)
+    cells[:, 1] = lead + ord("0")
+    rest = (mantissa - lead * 10 ** (_DIGITS - 1)).astype(np.int32)
+    upper = rest // 10000
+    cells[:, 3:7] = _FOUR_DIGITS[upper]
+    cells[:, 7:11] = _FOUR_DIGITS[rest - upper * 10000]
+    cells[:, 11:16] = _EXPONENTS[exponent - _MIN_EXPONENT]
+    cells.reshape(rows, columns, 16)[:, -1, 15] = ord("\n")
+    keep = np.ones(cells.shape, dtype=bool)
+    keep[:, 0] = np.signbit(values)
+    return cells[keep].tobytes()
+
+
+def _clean_label(label: Any) -> str:
+    text = label.decode("utf-8", "replace") if isinstance(label, bytes) else str(label)
+    return text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
+
+
+def _metadata_bytes(metadata: Any, rows: int, header: Optional[Sequence[str]]) -> bytes:
+    """metadata.tsv: one label per line, or a header line plus tab-separated columns."""
+    labels = list(to_numpy(metadata, "metadata").tolist()) if hasattr(metadata, "shape") else list(metadata)
+    if len(labels) != rows:
+        raise ValueError(f"metadata: expected one label per embedding row ({rows}), got {len(labels)}")
+    lines = []
+    if header is not None:
+        if isinstance(header, (str, bytes)) or len(header) < 1:
+            raise TypeError("metadata_header: expected a list of column names")
+        lines.append("\t".join(_clean_label(name) for name in header))
+        for index, label in enumerate(labels):
+            cells = [label] if isinstance(label, (str, bytes)) or not hasattr(label, "__len__") else list(label)
+            if len(cells) != len(header):
+                raise ValueError(f"metadata[{index}]: expected {len(header)} columns (metadata_header), "
+                                 f"got {len(cells)}")
+            lines.append("\t".join(_clean_label(cell) for cell in cells))
+    else:
+        for index, label in enumerate(labels):
+            if isinstance(label, (list, tuple, np.ndarray)):
+                raise ValueError(f"metadata[{index}]: multi-column labels need metadata_header")
+            lines.append(_clean_label(label))
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def sprite_image(label_img: Any, rows: int) -> np.ndarray:
+    """Tiles NCHW thumbnails into the square sprite grid the projector expects (HWC uint8)."""
+    images = to_numpy(label_img, "label_img")
+    if images.ndim == 3:  # N, H, W
+        images = images[:, np.newaxis]
+    if images.ndim != 4 or images.shape[1] not in (1, 3, 4):
+        raise ValueError(f"label_img: expected NCHW images with 1, 3 or 4 channels, got shape {images.shape}")
+    if images.shape[0] != rows:
+        raise ValueError(f"label_img: expected one image per embedding row ({rows}), got {images.shape[0]}")
+    pixels = to_uint8(check_numeric(images, "label_img"), "label_img").transpose(0, 2, 3, 1)
+    count, height, width, channels = pixels.shape
+    side = math.ceil(math.sqrt(count))
+    canvas = np.zeros((side * side, height, width, channels), dtype=np.uint8)
+    canvas[:count] = pixels
+    return canvas.reshape(side, side, height, width, channels).swapaxes(1, 2).reshape(
+        side * height, side * width, channels)
+
+
+def _load_config(fs, path: str) -> projector_config_pb2.ProjectorConfig:
+    config = projector_config_pb2.ProjectorConfig()
+    existing = fs.read_bytes(path)
+    if existing:
+        try:
+            text_format.Parse(existing.decode("utf-8"), config)
+        except (text_format.ParseError, UnicodeDecodeError) as exc:
+            warnings.warn(f"{path} is not a valid projector config ({exc}); rewriting it")
+            config = projector_config_pb2.ProjectorConfig()
+    return config
+
+
+def write_embedding(fs, run_dir: str, mat: Any, metadata: Any = None, label_img: Any = None, tag: str = "default",
+                    global_step: Optional[int] = None, metadata_header: Optional[Sequence[str]] = None) -> str:
+    """Writes one embedding's files and merges its entry into `<run_dir>/projector_config.pbtxt`.
+
+    `fs` is a storage object (makedirs, write_bytes, read_bytes, join). `mat`: (N, D) numbers;
+    `metadata`: N labels (or N rows of columns, with `metadata_header`); `label_img`: N NCHW
+    thumbnails. An entry with the same tensor name is replaced. Returns the subdirectory used.
+    """
+    matrix = check_numeric(to_numpy(mat, "mat"), "mat")
+    if matrix.ndim != 2 or matrix.shape[0] == 0 or matrix.shape[1] == 0:
+        raise ValueError(f"mat: expected a non-empty 2-d (points, dimensions) array, got shape {matrix.shape}")
+    if not isinstance(tag, str) or not tag:
+        raise TypeError(f"tag: expected a non-empty str, got {tag!r}")
+    if global_step is not None and (isinstance(global_step, bool) or not isinstance(global_step, (int, np.integer))
+                                    or global_step < 0):
+        raise ValueError(f"global_step: expected a non-negative int or None, got {global_step!r}")
+    rows = matrix.shape[0]
+    # validate everything before writing anything
+    metadata_data = None if metadata is None else _metadata_bytes(metadata, rows, metadata_header)
+    sprite = None if label_img is None else sprite_image(label_img, rows)
+
+    safe_tag = quote(tag, safe="")
+    parts = [safe_tag] if global_step is None else [f"{int(global_step):05d}", safe_tag]
+    relative = "/".join(parts)
+    directory = fs.join(run_dir, *parts)
+    fs.makedirs(directory)
+    fs.write_bytes(fs.join(directory, "tensors.tsv"), tsv_bytes(matrix))
+    entry = projector_config_pb2.EmbeddingInfo(
+        tensor_name=tag if global_step is None else f"{tag}:{int(global_step):05d}",
+        tensor_path=f"{relative}/tensors.tsv", tensor_shape=list(matrix.shape))
+    if metadata_data is not None:
+        fs.write_bytes(fs.join(directory, "metadata.tsv"), metadata_data)
+        entry.metadata_path = f"{relative}/metadata.tsv"
+    if sprite is not None:
+        fs.write_bytes(fs.join(directory, "sprite.png"), encode_png(sprite))
+        entry.sprite.image_path = f"{relative}/sprite.png"
+        entry.sprite.single_image_dim.extend([sprite.shape[1] // math.ceil(math.sqrt(rows)),
+                                              sprite.shape[0] // math.ceil(math.sqrt(rows))])
+
+    config_path = fs.join(run_dir, CONFIG_NAME)
+    config = _load_config(fs, config_path)
+    for existing in config.embeddings:
+        if existing.tensor_name == entry.tensor_name:
+            existing.CopyFrom(entry)
+            break
+    else:
+        config.embeddings.append(entry)
+    fs.write_bytes(config_path, text_format.MessageToString(config).encode("utf-8"))
+    return directory

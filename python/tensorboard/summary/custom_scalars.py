@@ -1,0 +1,59 @@
+"""The custom_scalars layout: a DT_STRING scalar tensor holding a serialized `Layout`."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Union
+
+from tensorboard.src import layout_pb2, summary_pb2
+from tensorboard.summary._common import make_metadata, make_string_tensor
+
+__all__ = ["custom_scalars", "layout_proto", "CONFIG_TAG"]
+
+CONFIG_TAG = "custom_scalars__config__"
+
+
+def _strings(items: Any, where: str) -> list:
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        raise TypeError(f"{where}: expected a list of tag strings, got {items!r:.60}")
+    items = list(items)
+    if not all(isinstance(item, str) for item in items):
+        raise TypeError(f"{where}: expected a list of tag strings, got {items!r:.60}")
+    return items
+
+
+def layout_proto(layout: Union[Mapping[str, Mapping[str, Any]], layout_pb2.Layout]) -> layout_pb2.Layout:
+    """A Layout from {category: {chart title: ['Multiline', [tag regexes]] or
+    ['Margin', [value, lower, upper]]}} (tensorboardX's format); Layout protos pass through."""
+    if isinstance(layout, layout_pb2.Layout):
+        return layout
+    if not isinstance(layout, Mapping) or not layout:
+        raise TypeError(f"layout: expected a non-empty dict {{category: {{title: [kind, tags]}}}} or a Layout, "
+                        f"got {type(layout).__name__}")
+    proto = layout_pb2.Layout()
+    for category_title, charts in layout.items():
+        if not isinstance(charts, Mapping):
+            raise TypeError(f"layout[{category_title!r}]: expected a dict {{chart title: [kind, tags]}}")
+        category = proto.category.add(title=str(category_title))
+        for title, spec in charts.items():
+            where = f"layout[{category_title!r}][{title!r}]"
+            if not isinstance(spec, (list, tuple)) or len(spec) != 2:
+                raise TypeError(f"{where}: expected ['Multiline', [tags]] or ['Margin', [value, lower, upper]]")
+            kind, tags = spec
+            tags = _strings(tags, where)
+            chart = category.chart.add(title=str(title))
+            if str(kind).lower() == "multiline":
+                chart.multiline.tag.extend(tags)
+            elif str(kind).lower() == "margin":
+                if len(tags) != 3:
+                    raise ValueError(f"{where}: a Margin chart needs [value, lower, upper] tags, got {tags}")
+                chart.margin.series.add(value=tags[0], lower=tags[1], upper=tags[2])
+            else:
+                raise ValueError(f"{where}: chart kind must be 'Multiline' or 'Margin', got {kind!r}")
+    return proto
+
+
+def custom_scalars(layout: Union[Mapping[str, Mapping[str, Any]], layout_pb2.Layout]) -> summary_pb2.Summary:
+    """The summary (tag 'custom_scalars__config__') that tells the custom scalars plugin its layout."""
+    serialized = layout_proto(layout).SerializeToString()
+    metadata = make_metadata("custom_scalars", b"", data_class=summary_pb2.DATA_CLASS_TENSOR)
+    value = summary_pb2.Summary.Value(tag=CONFIG_TAG, metadata=metadata, tensor=make_string_tensor([serialized], []))
+    return summary_pb2.Summary(value=[value])

@@ -1,0 +1,36 @@
+"""Matplotlib figures as image summaries (matplotlib is optional and imported lazily)."""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+from tensorboard.src import summary_pb2
+from tensorboard.summary.image import image
+
+__all__ = ["figure_to_image", "figure"]
+
+
+def figure_to_image(figure: Any, close: bool = True) -> np.ndarray:
+    """Renders a matplotlib Figure to an (H, W, 4) uint8 RGBA array; closes it if `close`."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    except ImportError as exc:
+        raise ImportError("figure_to_image needs matplotlib: pip install matplotlib") from exc
+    if not hasattr(figure, "savefig") or not hasattr(figure, "canvas"):
+        raise TypeError(f"figure: expected a matplotlib Figure, got {type(figure).__name__}")
+    canvas = figure.canvas
+    if not hasattr(canvas, "buffer_rgba"):
+        canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    pixels = np.array(canvas.buffer_rgba(), dtype=np.uint8, copy=True)
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if close and pyplot is not None:  # figures made without pyplot aren't registered with it
+        pyplot.close(figure)
+    return pixels
+
+
+def figure(tag: str, figure: Any, close: bool = True) -> summary_pb2.Summary:
+    """An image summary of a rendered matplotlib Figure."""
+    return image(tag, figure_to_image(figure, close=close), dataformats="HWC")

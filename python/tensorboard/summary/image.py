@@ -1,0 +1,125 @@
+"""Image summaries: arrays -> 8-bit PNG in the legacy `Summary.Image` (upstream migrates it).
+
+Pixel rule (by dtype, never by the data, so a run renders consistently across steps):
+  float        values in [0, 1] -> 0..255 (rounded; clipped; NaN -> 0)
+  bool         False/True -> 0/255
+  uint8        as is
+  uint16       v / 257 (the full 16-bit range)
+  int8, int16  full signed range -> 0..255 (dtype min -> 0, dtype max -> 255)
+  int32/int64/uint32/uint64  taken as 8-bit values, clipped to 0..255 (framework default
+               integer tensors usually hold 0..255 pixels)
+Batches (N > 1) are tiled into a grid of up to `max_columns` columns, like make_grid.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from tensorboard.convert import check_numeric, to_numpy
+from tensorboard.src import summary_pb2
+from tensorboard.summary._common import check_tag
+from tensorboard.summary._png import encode_png
+
+__all__ = ["image", "images", "to_uint8", "to_nhwc", "make_grid", "image_proto"]
+
+
+def to_uint8(array: np.ndarray, name: str = "tensor") -> np.ndarray:
+    """Pixels as uint8 following the module's dtype rule."""
+    check_numeric(array, name)
+    kind, dtype = array.dtype.kind, array.dtype
+    if dtype == np.uint8:
+        return array
+    if kind == "f":
+        scaled = np.multiply(array, 255.0, dtype=np.float32)
+        np.clip(scaled, 0.0, 255.0, out=scaled)
+        np.rint(scaled, out=scaled)
+        scaled[np.isnan(scaled)] = 0.0
+        return scaled.astype(np.uint8)
+    if kind == "b":
+        return array.astype(np.uint8) * np.uint8(255)
+    if dtype == np.uint16:
+        return ((array.astype(np.uint32) * 255 + 32767) // 65535).astype(np.uint8)
+    if dtype in (np.int8, np.int16):
+        info = np.iinfo(dtype)
+        span = int(info.max) - int(info.min)
+        return (((array.astype(np.int64) - int(info.min)) * 255 + span // 2) // span).astype(np.uint8)
+    return np.clip(array, 0, 255).astype(np.uint8)
+
+
+def to_nhwc(array: np.ndarray, dataformats: str, name: str = "tensor") -> np.ndarray:
+    """Reorders an array described by `dataformats` (letters N, C, H, W) into NHWC."""
+    if not isinstance(dataformats, str):
+        raise TypeError(f"dataformats: expected str, got {type(dataformats).__name__}")
+    layout = dataformats.upper()
+    if sorted(set(layout)) != sorted(layout) or not set(layout) <= set("NCHW") or not {"H", "W"} <= set(layout):
+        raise ValueError(f"dataformats: expected distinct letters from N, C, H, W including H and W, "
+                         f"got {dataformats!r}")
+    if array.ndim != len(layout):
+        raise ValueError(f"{name}: dataformats {dataformats!r} needs a {len(layout)}-d array, "
+                         f"got shape {array.shape}")
+    for letter in "NC":
+        if letter not in layout:
+            array = array[np.newaxis] if letter == "N" else array[..., np.newaxis]
+            layout = letter + layout if letter == "N" else layout + letter
+    return array.transpose([layout.index(letter) for letter in "NHWC"])
+
+
+def make_grid(batch: np.ndarray, max_columns: int = 8) -> np.ndarray:
+    """Tiles an NHWC batch into one HWC image, row-major, empty cells black (no padding)."""
+    count, height, width, channels = batch.shape
+    if count == 1:
+        return batch[0]
+    columns = min(count, max_columns)
+    rows = math.ceil(count / columns)
+    canvas = np.zeros((rows * columns, height, width, channels), dtype=batch.dtype)
+    canvas[:count] = batch
+    return canvas.reshape(rows, columns, height, width, channels).swapaxes(1, 2).reshape(
+        rows * height, columns * width, channels)
+
+
+def _resize(pixels: np.ndarray, rescale: float) -> np.ndarray:
+    if rescale == 1:
+        return pixels
+    if float(rescale).is_integer() and rescale > 1:
+        factor = int(rescale)
+        return pixels.repeat(factor, axis=0).repeat(factor, axis=1)
+    from PIL import Image  # only for fractional scaling
+
+    height, width, channels = pixels.shape
+    size = (max(1, round(width * rescale)), max(1, round(height * rescale)))
+    resized = np.asarray(Image.fromarray(pixels.squeeze(-1) if channels == 1 else pixels).resize(size))
+    return resized.reshape(size[1], size[0], channels)
+
+
+def image_proto(tensor: Any, rescale: float = 1, dataformats: str = "HWC",
+                name: str = "tensor") -> summary_pb2.Summary.Image:
+    """The PNG `Summary.Image` of an image or a batch (tiled)."""
+    array = to_numpy(tensor, name)
+    if not isinstance(rescale, (int, float)) or not rescale > 0:
+        raise ValueError(f"rescale: expected a positive number, got {rescale!r}")
+    batch = to_nhwc(array, dataformats, name)
+    channels = batch.shape[3]
+    if channels not in (1, 3, 4):
+        raise ValueError(f"{name}: expected 1, 3 or 4 channels with dataformats {dataformats!r}, "
+                         f"got shape {array.shape}")
+    if batch.size == 0:
+        raise ValueError(f"{name}: image is empty, shape {array.shape}")
+    pixels = _resize(make_grid(to_uint8(batch, name)), rescale)
+    height, width, _ = pixels.shape
+    return summary_pb2.Summary.Image(height=height, width=width, colorspace=channels,
+                                     encoded_image_string=encode_png(pixels))
+
+
+def image(tag: str, tensor: Any, rescale: float = 1, dataformats: str = "HWC") -> summary_pb2.Summary:
+    """An image summary (PNG). `dataformats` may be HW, HWC, CHW, NCHW, NHWC, ...;
+    N > 1 images are tiled into a grid. See the module docstring for the pixel rule."""
+    check_tag(tag)
+    proto = image_proto(tensor, rescale, dataformats)
+    return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, image=proto)])
+
+
+def images(tag: str, tensor: Any, rescale: float = 1, dataformats: str = "NCHW") -> summary_pb2.Summary:
+    """A batch of images tiled into one grid image (`image` with an NCHW default)."""
+    return image(tag, tensor, rescale=rescale, dataformats=dataformats)

@@ -1,0 +1,49 @@
+"""summary.video (animated GIF) and summary.figure / figure_to_image (matplotlib)."""
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tensorboard import summary
+
+
+def test_video_frames_and_timing():
+    video = (np.arange(4)[:, None, None, None] * 60 * np.ones((4, 1, 3, 5))).astype(np.uint8)  # T C H W
+    (value,) = summary.video("v", video[None], fps=10).value
+    gif = Image.open(io.BytesIO(value.image.encoded_image_string))
+    assert gif.format == "GIF" and gif.n_frames == 4 and gif.info["duration"] == 100
+    for index in range(4):
+        gif.seek(index)
+        assert set(np.asarray(gif.convert("L")).reshape(-1)) == {index * 60}
+
+
+def test_video_rgb_float_and_layout():
+    video = np.random.default_rng(0).random((3, 6, 7, 3))  # T H W C
+    (value,) = summary.video("v", video, dataformats="THWC").value
+    assert (value.image.width, value.image.height, value.image.colorspace) == (7, 6, 3)
+
+
+@pytest.mark.parametrize("args,match", [
+    ((np.zeros((1, 2, 2, 4, 4)),), "^tensor: expected 1, 3 or 4 channels"),
+    ((np.zeros((2, 3, 4, 4)),), "^tensor: dataformats 'NTCHW' needs"),
+    ((np.zeros((2, 1, 4, 4)), 4, "TCHX"), "^dataformats: "),
+    ((np.zeros((1, 2, 1, 4, 4)), 0), "^fps: "),
+])
+def test_video_errors(args, match):
+    with pytest.raises(ValueError, match=match):
+        summary.video("v", *args)
+
+
+def test_figure():
+    plt = pytest.importorskip("matplotlib.pyplot")
+    figure = plt.figure(figsize=(2, 1), dpi=50)
+    figure.gca().plot([0, 1], [1, 0])
+    pixels = summary.figure_to_image(figure, close=False)
+    assert pixels.shape == (50, 100, 4) and pixels.dtype == np.uint8
+    assert plt.fignum_exists(figure.number)
+    (value,) = summary.figure("fig", figure).value
+    assert (value.image.width, value.image.height, value.image.colorspace) == (100, 50, 4)
+    assert not plt.fignum_exists(figure.number)
+    with pytest.raises(TypeError, match="^figure: "):
+        summary.figure_to_image(object())

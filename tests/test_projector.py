@@ -1,0 +1,122 @@
+"""projector.write_embedding: file contents, config merging, validation, and upstream's view."""
+import numpy as np
+import pytest
+from google.protobuf import text_format
+
+from tensorboard import projector
+from tensorboard.src import projector_config_pb2
+from tensorboard.storage import LocalStorage
+from upstream import as_array, upstream_read
+
+FS = LocalStorage()
+RNG = np.random.default_rng(7)
+
+
+def parse_tsv(data: bytes) -> np.ndarray:
+    """Parses TSV the way upstream's projector does: float() per field, then float32."""
+    return np.array([[float(x) for x in line.split("\t")] for line in data.decode().splitlines() if line],
+                    dtype=np.float32)
+
+
+def load_config(run_dir) -> projector_config_pb2.ProjectorConfig:
+    config = projector_config_pb2.ProjectorConfig()
+    text_format.Parse((run_dir / "projector_config.pbtxt").read_text(), config)
+    return config
+
+
+@pytest.mark.parametrize("matrix", [
+    RNG.standard_normal((50, 7)).astype(np.float32),
+    np.array([[0.0, -0.0, 1.0, -1.0], [1e-45, -1e-45, 3.4028235e38, -3.4028235e38],
+              [0.1, 99999999.5, 1.1754944e-38, 123456789.0]], dtype=np.float32),
+    RNG.integers(0, 2 ** 32, (300, 4), dtype=np.uint64).astype(np.uint32).view(np.float32),  # all bit patterns
+])
+def test_tsv_round_trips_float32_exactly(matrix):
+    parsed = parse_tsv(projector.tsv_bytes(matrix))
+    np.testing.assert_array_equal(parsed, matrix.astype(np.float32))  # NaN == NaN for assert_array_equal
+
+
+def test_tsv_format_is_plain():
+    assert projector.tsv_bytes(np.array([[1.5, -2.0], [0.0, 0.125]], np.float32)) == (
+        b"1.50000000e+00\t-2.00000000e+00\n0.00000000e+00\t1.25000000e-01\n")
+
+
+def test_write_embedding_files_and_config(tmp_path):
+    matrix = RNG.standard_normal((10, 3))
+    images = RNG.random((10, 3, 4, 5))
+    projector.write_embedding(FS, str(tmp_path), matrix, metadata=[f"l{i}\tx" for i in range(10)],
+                              label_img=images, tag="emb/one", global_step=3)
+    sub = tmp_path / "00003" / "emb%2Fone"
+    np.testing.assert_array_equal(parse_tsv((sub / "tensors.tsv").read_bytes()), matrix.astype(np.float32))
+    assert (sub / "metadata.tsv").read_text().splitlines() == [f"l{i} x" for i in range(10)]
+    (entry,) = load_config(tmp_path).embeddings
+    assert entry.tensor_name == "emb/one:00003"
+    assert entry.tensor_path == "00003/emb%2Fone/tensors.tsv"
+    assert entry.metadata_path == "00003/emb%2Fone/metadata.tsv"
+    assert list(entry.tensor_shape) == [10, 3]
+    assert entry.sprite.image_path == "00003/emb%2Fone/sprite.png"
+    assert list(entry.sprite.single_image_dim) == [5, 4]
+
+
+def test_config_merges_and_replaces(tmp_path):
+    for step in (0, 1):
+        for tag in ("a", "b"):
+            projector.write_embedding(FS, str(tmp_path), np.full((2, 2), step), tag=tag, global_step=step)
+    projector.write_embedding(FS, str(tmp_path), np.ones((4, 2)), tag="a", global_step=0)  # replaces in place
+    projector.write_embedding(FS, str(tmp_path), np.ones((2, 2)), tag="nostep")
+    config = load_config(tmp_path)
+    assert [e.tensor_name for e in config.embeddings] == ["a:00000", "b:00000", "a:00001", "b:00001", "nostep"]
+    assert list(config.embeddings[0].tensor_shape) == [4, 2]
+    assert config.embeddings[-1].tensor_path == "nostep/tensors.tsv"
+
+
+def test_multi_column_metadata(tmp_path):
+    projector.write_embedding(FS, str(tmp_path), np.zeros((2, 2)), metadata=[["x", 1], ["y\n", 2]],
+                              metadata_header=["name", "count"])
+    assert (tmp_path / "default" / "metadata.tsv").read_text() == "name\tcount\nx\t1\ny \t2\n"
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(mat=np.zeros((3, 2)), metadata=["a", "b"]), "metadata: expected one label per embedding row"),
+    (dict(mat=np.zeros(3)), "mat: expected a non-empty 2-d"),
+    (dict(mat=np.zeros((2, 2)), label_img=np.zeros((3, 3, 4, 4))), "label_img: expected one image"),
+    (dict(mat=np.zeros((2, 2)), label_img=np.zeros((2, 2, 4, 4))), "label_img: expected NCHW images"),
+    (dict(mat=np.zeros((2, 2)), metadata=[["a", "b"], ["c", "d"]]), "metadata_header"),
+    (dict(mat=np.zeros((2, 2)), metadata=[["a", "b"], ["c"]], metadata_header=["x", "y"]), r"metadata\[1\]"),
+])
+def test_validation_errors_name_the_argument(tmp_path, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        projector.write_embedding(FS, str(tmp_path), **kwargs)
+    assert not (tmp_path / "projector_config.pbtxt").exists()  # nothing written on bad input
+
+
+def test_corrupt_config_is_rewritten_with_a_warning(tmp_path):
+    (tmp_path / "projector_config.pbtxt").write_text("this is { not a config")
+    with pytest.warns(UserWarning, match="not a valid projector config"):
+        projector.write_embedding(FS, str(tmp_path), np.zeros((1, 1)))
+    assert [e.tensor_name for e in load_config(tmp_path).embeddings] == ["default"]
+
+
+def test_sprite_grid():
+    images = np.arange(5 * 1 * 2 * 3, dtype=np.uint8).reshape(5, 1, 2, 3)
+    sprite = projector.sprite_image(images, 5)
+    assert sprite.shape == (6, 9, 1)  # 3x3 grid of 2x3 thumbnails
+    np.testing.assert_array_equal(sprite[2:4, 3:6, 0], images[4, 0])  # row 1, column 1
+    assert not sprite[4:, :, 0].any()
+
+
+def test_upstream_reads_embeddings(tmp_path):
+    matrix = RNG.standard_normal((20, 6)).astype(np.float32)
+    labels = [f"label {i}" for i in range(20)]
+    images = RNG.integers(0, 256, (20, 3, 4, 4), dtype=np.uint8)
+    projector.write_embedding(FS, str(tmp_path), matrix, metadata=labels, label_img=images, tag="feat", global_step=1)
+    projector.write_embedding(FS, str(tmp_path), np.zeros((2, 2)), tag="zeros", global_step=1)
+    view = upstream_read(tmp_path)["runs"]["."]["projector"]
+    first, second = view["embeddings"]
+    assert first["tensor_name"] == "feat:00001" and first["tensor_shape"] == [20, 6]
+    np.testing.assert_array_equal(as_array(first["tensor"]), matrix)
+    assert first["metadata"] == labels
+    assert first["sprite"]["single_image_dim"] == [4, 4]
+    sprite = as_array(first["sprite"]["image"]["pixels"])
+    assert sprite.shape == (20, 20, 3)  # 5x5 grid
+    np.testing.assert_array_equal(sprite[4:8, 0:4], images[5].transpose(1, 2, 0))
+    np.testing.assert_array_equal(as_array(second["tensor"]), np.zeros((2, 2), np.float32))

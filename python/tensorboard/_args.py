@@ -7,13 +7,15 @@ import time
 
 
 def check_tag(tag, name: str = "tag") -> str:
-    """A non-empty str tag."""
-    if type(tag) is str and tag:
-        return tag
+    """A non-empty str tag that UTF-8 can encode (event files store tags as UTF-8)."""
     if not isinstance(tag, str):
-        raise TypeError(f"{name} must be a str, got {type(tag).__name__}: {tag!r:.80}")
+        raise TypeError(f"{name}: expected str, got {type(tag).__name__}: {tag!r:.80}")
     if not tag:
-        raise ValueError(f"{name} must not be empty")
+        raise ValueError(f"{name}: must not be empty")
+    try:
+        tag.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ValueError(f"{name}: not valid Unicode text ({err.reason} at index {err.start}): {tag!r:.80}") from None
     return tag
 
 

@@ -116,8 +116,11 @@ class EventFileWriter:
                                 else getattr(self._storage, "default_max_file_bytes", None))
         self.dropped_events = 0  # events on_error="warn" could not write
         self.paths: list[str] = []  # every file this writer started, in order
-        self._failing = False
+        self._failing = False  # writes fail (on_error="warn"): retried at _retry_at
+        self._flush_failing = False  # flushes (uploads) fail: retried at _flush_retry_at
+        self._in_trouble = False  # warned about a failure, not yet about the recovery
         self._retry_at = 0.0
+        self._flush_retry_at = 0.0
         self._backoff = _RETRY_FIRST
         self._file = None
         self._file_bytes = 0
@@ -291,26 +294,35 @@ class EventFileWriter:
     def _file_dirty(self) -> bool:
         return bool(getattr(self._file, "_dirty", False))
 
-    def _fail(self, err: BaseException, dropped: int) -> None:
-        """Records an I/O failure as `on_error` says."""
+    def _fail(self, err: BaseException, dropped: int, flushing: bool = False) -> None:
+        """Records an I/O failure as `on_error` says: stored to raise, or warned about, counted and retried later.
+
+        Write failures hold back writes (and drop their events) until the retry time; flush (upload)
+        failures hold back only flushes, so an object store's buffer keeps everything meanwhile.
+        """
         if self._on_error == "raise":
             if getattr(self, "_error", None) is None:
                 self._error = err
             return
         self.dropped_events += dropped
         now = time.monotonic()
-        if not self._failing:
-            self._failing = True
+        if not self._in_trouble:
+            self._in_trouble = True
             self._backoff = _RETRY_FIRST
-            warnings.warn(f"writing event file {self.path} failed ({err!r}); on_error='warn': dropping events "
-                          f"and retrying with backoff", EventWriteWarning, stacklevel=2)
+            warnings.warn(f"writing event file {self.path} failed ({err!r}); on_error='warn': dropping what "
+                          f"cannot be written and retrying with backoff", EventWriteWarning, stacklevel=2)
         else:
             self._backoff = min(self._backoff * 2, _RETRY_MAX)
-        self._retry_at = now + self._backoff
+        if flushing:
+            self._flush_failing = True
+            self._flush_retry_at = now + self._backoff
+        else:
+            self._failing = True
+            self._retry_at = now + self._backoff
 
     def _may_write(self) -> bool:
-        """False while failing (on_error="warn") and the next retry is not due; reopens a broken file when due."""
-        if not self._failing:
+        """False while writes fail (on_error="warn") and the next retry is not due; reopens a broken file when due."""
+        if self._file is not None and not self._failing:
             return True
         if time.monotonic() < self._retry_at:
             return False
@@ -329,11 +341,33 @@ class EventFileWriter:
                 return False
         return True
 
-    def _recovered(self) -> None:
-        if self._failing:
+    def _may_flush(self) -> bool:
+        if self._error is not None or not self._may_write():
+            return False
+        return not self._flush_failing or time.monotonic() >= self._flush_retry_at
+
+    def _flush_file(self, fsync: bool) -> None:
+        if not self._may_flush():
+            return
+        try:
+            self._file.flush(fsync)
+        except BaseException as err:
+            self._fail(err, 0, flushing=True)
+            if self._file.needs_reopen() and self._on_error == "warn":  # deleted: start anew at the next write
+                self._failing, self._retry_at = True, self._flush_retry_at
+        else:
+            self._recovered(flushed=True)
+
+    def _recovered(self, flushed: bool) -> None:
+        """A write (or a flush) worked: leave the failing state, and say so once everything works again."""
+        if flushed:
+            self._flush_failing = False
+        else:
             self._failing = False
+        if self._in_trouble and not self._failing and not self._flush_failing:
+            self._in_trouble = False
             warnings.warn(f"writing event file {self.path} works again; {self.dropped_events} events were dropped "
-                          f"while it failed", EventWriteWarning, stacklevel=2)
+                          f"in all", EventWriteWarning, stacklevel=2)
 
     def _roll_over(self) -> None:
         """Closes (uploads) the full current file and starts the next one."""
@@ -368,17 +402,14 @@ class EventFileWriter:
 
     def _periodic_flush(self) -> None:
         """Every flush_secs: uploads buffered data to object stores and notices a deleted file."""
-        if self._error is None and self._file is not None and self._may_write():
-            try:
-                self._file.flush(False)
-            except Exception as err:
-                self._fail(err, 0)
+        self._flush_file(False)
 
     def _drain(self, queue: deque) -> bool:
         """Writes what is queued; answers barriers; True once the stop signal came."""
         batch: list[bytes] = []
         size = 0
         stop = False
+        limit = self._batch_limit()
         while True:
             try:
                 item = queue.popleft()
@@ -387,9 +418,10 @@ class EventFileWriter:
             if item.__class__ is bytes:
                 batch.append(item)
                 size += len(item) + _PER_ITEM_OVERHEAD
-                if size > (4 << 20):  # bound one write's buffer
+                if size > limit:  # bound one write's buffer (and a file part's size)
                     self._write_batch(batch, size)
                     batch, size = [], 0
+                    limit = self._batch_limit()
                 continue
             self._write_batch(batch, size)
             batch, size = [], 0
@@ -399,6 +431,12 @@ class EventFileWriter:
             self._answer_barrier(item)
         self._write_batch(batch, size)
         return stop
+
+    def _batch_limit(self) -> int:
+        """Bytes to gather before a write: 4 MiB, or less when the current file is to roll over sooner."""
+        if self._max_file_bytes is None:
+            return 4 << 20
+        return max(1, min(4 << 20, self._max_file_bytes - self._file_bytes))
 
     def _write_batch(self, batch: list, size: int) -> None:
         if not batch:
@@ -413,7 +451,7 @@ class EventFileWriter:
                 else:
                     self._file_bytes += len(data)
                     self._file_events += len(batch)
-                    self._recovered()
+                    self._recovered(flushed=False)
                     if self._max_file_bytes is not None and self._file_bytes >= self._max_file_bytes:
                         self._roll_over()
             else:
@@ -424,11 +462,7 @@ class EventFileWriter:
                 self._space.notify_all()
 
     def _answer_barrier(self, barrier: _Barrier) -> None:
-        if self._error is None and self._file is not None and self._may_write():
-            try:
-                self._file.flush(barrier.fsync)
-            except BaseException as err:
-                self._fail(err, 0)
+        self._flush_file(barrier.fsync)
         barrier.error = self._error
         barrier.done.set()
 

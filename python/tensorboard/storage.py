@@ -224,6 +224,8 @@ class FsspecStorage:
     """Any fsspec file system (s3://, gs://, memory://, ...); needs `fsspec` and the backend package."""
 
     default_max_file_bytes: int | None = DEFAULT_REMOTE_MAX_FILE_BYTES
+    upload_retries = 3  # a failed upload is retried this often, after 0.5 s, 1 s, 2 s, then raised
+    upload_backoff = 0.5
 
     def __init__(self, url: str, **storage_options):
         try:
@@ -259,7 +261,7 @@ class FsspecStorage:
             yield f"{self.protocol}://{dirpath}", sorted(files)
 
     def open_append(self, path: str) -> FsspecAppendFile:
-        return FsspecAppendFile(self.fs, self._strip(path))
+        return FsspecAppendFile(self.fs, self._strip(path), retries=self.upload_retries, backoff=self.upload_backoff)
 
     def open_read(self, path: str) -> BinaryIO:
         return self.fs.open(self._strip(path), "rb")

@@ -5,6 +5,7 @@ from typing import Iterable, Optional
 
 import numpy as np
 
+from tensorboard._args import check_tag  # noqa: F401  (re-exported for the encoders)
 from tensorboard.src import summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
 
 # NumPy dtype -> TensorFlow DataType enum, for the dtypes summaries use.
@@ -22,15 +23,6 @@ _DTYPES = {
     np.dtype(np.uint64): types_pb2.DT_UINT64,
     np.dtype(np.bool_): types_pb2.DT_BOOL,
 }
-
-
-def check_tag(tag: str) -> str:
-    """Tags must be non-empty strings; raise TypeError/ValueError naming `tag` otherwise."""
-    if not isinstance(tag, str):
-        raise TypeError(f"tag: expected str, got {type(tag).__name__}")
-    if not tag:
-        raise ValueError("tag: must not be empty")
-    return tag
 
 
 def make_shape(shape: Iterable[int]) -> tensor_shape_pb2.TensorShapeProto:

@@ -1,6 +1,7 @@
 """Audio summaries: float samples in [-1, 1] -> 16-bit PCM WAV in the legacy `Summary.Audio`."""
 from __future__ import annotations
 
+import numbers
 import struct
 from typing import Any
 
@@ -41,8 +42,12 @@ def audio(tag: str, tensor: Any, sample_rate: int = 44100) -> summary_pb2.Summar
         array = array[:, None]
     if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] == 0:
         raise ValueError(f"tensor: expected (length,) or (length, channels) samples, got shape {array.shape}")
-    if isinstance(sample_rate, bool) or not float(sample_rate).is_integer() or sample_rate <= 0:
-        raise ValueError(f"sample_rate: expected a positive integer, got {sample_rate!r}")
+    if isinstance(sample_rate, bool) or not isinstance(sample_rate, numbers.Real):
+        raise TypeError(f"sample_rate: expected a positive integer, got {type(sample_rate).__name__}")
+    # WAV stores the rate and the byte rate (rate * channels * 2) as uint32.
+    if not float(sample_rate).is_integer() or not 0 < sample_rate * array.shape[1] * 2 < 2**32:
+        raise ValueError(f"sample_rate: expected a positive integer with rate * channels * 2 < 2**32, "
+                         f"got {sample_rate!r} for {array.shape[1]} channels")
     rate = int(sample_rate)
     pcm = _to_pcm16(array)
     proto = summary_pb2.Summary.Audio(sample_rate=rate, num_channels=pcm.shape[1], length_frames=pcm.shape[0],

@@ -1,0 +1,381 @@
+"""I/O faults: full disk, file size limit, unwritable and deleted directories, a failing object store.
+
+In every case the caller gets a clear error at its next add/flush/close (on_error="raise") or a
+warning and a count of dropped events (on_error="warn"); the writer never hangs; no corrupt
+record is ever written; what was flushed before the fault stays readable by both readers.
+"""
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import subprocess
+import threading
+import warnings
+
+import pytest
+
+import tensorboard
+from tensorboard import event_file, reader
+from tensorboard.storage import FsspecStorage
+from upstream import upstream_read
+import rb_helpers as h
+
+NOBODY = 65534
+
+
+def bounded(fn, timeout: float = 120):
+    """Runs fn() in a thread and fails if it has not returned after `timeout` seconds (a hang)."""
+    result: dict = {}
+
+    def target():
+        try:
+            result["value"] = fn()
+        except BaseException as err:  # handed to the test
+            result["error"] = err
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    assert not thread.is_alive(), f"{fn} hung for {timeout} s"
+    if "error" in result:
+        raise result["error"]
+    return result.get("value")
+
+
+def errno_in_chain(err: BaseException) -> int | None:
+    while err is not None:
+        if isinstance(err, OSError) and err.errno:
+            return err.errno
+        err = err.__cause__
+    return None
+
+
+def assert_clean(logdir, flushed: int, tag: str = "x") -> list[int]:
+    """Every file below logdir reads without corruption or torn tail; steps 0..flushed-1 all there."""
+    for path in h.event_files(logdir):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a truncated tail would warn: a failed write must leave none
+            list(reader.read_events(path))
+    steps = h.our_steps(logdir, tag)
+    assert steps[:flushed] == list(range(flushed))
+    return steps
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 1 MiB tmpfs (needs root and mount permission)."""
+    mount_point = tmp_path / "small"
+    mount_point.mkdir()
+    result = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount_point)],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({result.stderr.strip()}); the RLIMIT_FSIZE test covers this")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", "-l", str(mount_point)], check=False)
+
+
+def write_until_error(writer, start: int = 0, limit: int = 10**6, flush_every: int = 100):
+    """add_scalar + periodic flush until an error; (events flushed, the error)."""
+    flushed = start
+    for i in range(start, limit):
+        try:
+            writer.add_scalar("x", float(i), i)
+            if (i + 1) % flush_every == 0:
+                writer.flush()
+                flushed = i + 1
+        except Exception as err:
+            return flushed, err
+    raise AssertionError("no error before the limit")
+
+
+def test_full_disk_raises_and_keeps_flushed_events(small_disk):
+    logdir = small_disk / "run"
+    writer = tensorboard.SummaryWriter(logdir, max_queue=50)
+    flushed, err = bounded(lambda: write_until_error(writer))
+    assert isinstance(err, IOError) and errno_in_chain(err) == errno.ENOSPC, repr(err)
+    assert "No space left" in str(err)
+    with pytest.raises(IOError):  # stays failed: every later call says so
+        writer.add_scalar("x", 0.0, 0)
+    with pytest.raises(IOError):
+        bounded(writer.close)
+    steps = assert_clean(logdir, flushed)
+    assert flushed > 10_000  # ~1 MiB of ~40-byte records
+    assert h.upstream_steps(upstream_read(logdir)) == steps
+
+
+def test_full_disk_warn_mode_drops_counts_and_recovers(small_disk, monkeypatch):
+    monkeypatch.setattr(event_file, "_RETRY_FIRST", 0.05)
+    filler = small_disk / "filler"
+    filler.write_bytes(b"\0" * (1024 * 1024 - 64 * 1024))  # leaves ~64 KiB
+    logdir = small_disk / "run"
+    writer = tensorboard.SummaryWriter(logdir, max_queue=50, on_error="warn")
+    file_writer = writer.file_writer._writer
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        step = 0
+        while file_writer.dropped_events == 0 and step < 10**6:  # fills the disk; never raises
+            writer.add_scalar("x", float(step), step)
+            step += 1
+            if step % 100 == 0:
+                bounded(writer.flush)
+        assert file_writer.dropped_events > 0
+        filler.unlink()  # space comes back
+        threading.Event().wait(0.1)  # past the retry time
+        for later in range(step, step + 2000):
+            writer.add_scalar("x", float(later), later)
+            if later % 100 == 0:
+                bounded(writer.flush)
+        bounded(writer.close)
+    messages = [str(w.message) for w in caught if issubclass(w.category, event_file.EventWriteWarning)]
+    assert any("failed" in m and "No space left" in m for m in messages), messages
+    assert any("works again" in m for m in messages), messages
+    steps = assert_clean(logdir, 0)
+    assert len(steps) + file_writer.dropped_events == step + 2000  # every event written or counted
+    assert steps[-1] == step + 1999
+    assert h.upstream_steps(upstream_read(logdir)) == steps
+
+
+FSIZE_CHILD = """
+    import errno, json, resource, signal, sys
+    import tensorboard
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # else the kernel kills us; now writes fail with EFBIG
+    resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+    w = tensorboard.SummaryWriter(sys.argv[1], max_queue=30)
+    flushed = 0
+    try:
+        for i in range(10**6):
+            w.add_scalar("x", float(i), i)
+            if (i + 1) % 100 == 0:
+                w.flush()
+                flushed = i + 1
+    except OSError as err:
+        cause = err.__cause__
+        print(json.dumps({"flushed": flushed, "errno": getattr(cause, "errno", None), "message": str(err)}))
+    try:
+        w.close()
+    except OSError:
+        pass
+"""
+
+
+def test_file_size_limit_raises_efbig_and_keeps_flushed_events(tmp_path):
+    result = subprocess.run(
+        [h.sys.executable, "-c", h.textwrap.dedent(FSIZE_CHILD), str(tmp_path)], env=h.child_env(),
+        capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    outcome = json.loads(result.stdout)
+    assert outcome["errno"] == errno.EFBIG, outcome
+    (path,) = h.event_files(tmp_path)
+    assert os.path.getsize(path) <= 200_000
+    steps = assert_clean(tmp_path, outcome["flushed"])
+    assert outcome["flushed"] > 1000
+    assert h.upstream_steps(upstream_read(tmp_path)) == steps
+
+
+UNPRIVILEGED_CHILD = """
+    import json, os, sys, time, warnings
+    import tensorboard, tensorboard.distributed, tensorboard.convert  # before dropping privileges:
+    from tensorboard import event_file                                 # the interpreter lives under /root
+    os.setgid(65534)
+    os.setuid(65534)  # root bypasses permissions: act as nobody
+    logdir, mode = sys.argv[1], sys.argv[2]
+    if mode == "raise":
+        try:
+            tensorboard.SummaryWriter(logdir)
+        except PermissionError as err:
+            print(json.dumps({"error": type(err).__name__, "filename": err.filename}))
+        sys.exit(0)
+    warnings.simplefilter("always")
+    with warnings.catch_warnings(record=True) as caught:
+        event_file._RETRY_FIRST = 0.05
+        w = tensorboard.SummaryWriter(logdir, on_error="warn")
+        for i in range(100):
+            w.add_scalar("x", float(i), i)
+        w.flush()
+        dropped = w.file_writer._writer.dropped_events
+        print("waiting", flush=True)
+        sys.stdin.readline()  # the parent makes the directory writable
+        time.sleep(0.1)
+        for i in range(100, 200):
+            w.add_scalar("x", float(i), i)
+        w.close()
+    print(json.dumps({"dropped_before": dropped, "dropped": w.file_writer._writer.dropped_events if
+                      w.file_writer._writer else None, "warnings": [str(c.message) for c in caught]}))
+"""
+
+
+@pytest.fixture
+def traversable_tmp():
+    """A temporary directory an unprivileged user can reach (pytest's tmp_path is root-only)."""
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp(prefix="tb-robustness-"))
+    os.chmod(path, 0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_unwritable_directory_raises_permission_error(traversable_tmp):
+    logdir = traversable_tmp / "locked"
+    logdir.mkdir(mode=0o755)
+    result = subprocess.run([h.sys.executable, "-c", h.textwrap.dedent(UNPRIVILEGED_CHILD), str(logdir), "raise"],
+                            env=h.child_env(), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    outcome = json.loads(result.stdout)
+    assert outcome["error"] == "PermissionError" and str(logdir) in outcome["filename"]
+
+
+def test_unwritable_directory_warn_mode_retries_opening(traversable_tmp):
+    logdir = traversable_tmp / "locked"
+    logdir.mkdir(mode=0o755)
+    proc = subprocess.Popen([h.sys.executable, "-u", "-c", h.textwrap.dedent(UNPRIVILEGED_CHILD), str(logdir),
+                             "warn"], env=h.child_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "waiting", proc.stderr.read()
+        os.chmod(logdir, 0o777)
+        out, err = proc.communicate("go\n", timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    outcome = json.loads(out.strip().splitlines()[-1])
+    assert outcome["dropped_before"] == 100
+    assert any("Permission denied" in w for w in outcome["warnings"]), outcome
+    assert any("works again" in w for w in outcome["warnings"]), outcome
+    steps = assert_clean(logdir, 0)
+    assert steps == list(range(100, 200))
+    assert h.upstream_steps(upstream_read(logdir)) == steps
+
+
+def test_deleted_directory_raises_at_flush(tmp_path):
+    logdir = tmp_path / "run"
+    writer = tensorboard.SummaryWriter(logdir)
+    writer.add_scalar("x", 1.0, 1)
+    writer.flush()
+    shutil.rmtree(logdir)
+    writer.add_scalar("x", 2.0, 2)
+    with pytest.raises(IOError, match="deleted") as info:
+        bounded(writer.flush)
+    assert errno_in_chain(info.value) == errno.ENOENT
+    with pytest.raises(IOError):
+        writer.add_scalar("x", 3.0, 3)
+    with pytest.raises(IOError):
+        writer.close()
+
+
+def test_deleted_directory_warn_mode_starts_a_new_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(event_file, "_RETRY_FIRST", 0.05)
+    logdir = tmp_path / "run"
+    writer = tensorboard.SummaryWriter(logdir, on_error="warn")
+    writer.add_scalar("x", 0.0, 0)
+    writer.flush()
+    shutil.rmtree(logdir)
+    with pytest.warns(event_file.EventWriteWarning, match="deleted"):
+        writer.flush()
+    threading.Event().wait(0.1)
+    with pytest.warns(event_file.EventWriteWarning, match="works again"):
+        for i in range(1, 50):
+            writer.add_scalar("x", float(i), i)
+        writer.close()
+    steps = assert_clean(logdir, 0)
+    assert steps == list(range(1, 50))  # the deleted file's events went with the directory
+    assert h.upstream_steps(upstream_read(logdir)) == steps
+
+
+# -- object stores ---------------------------------------------------------------------------------
+
+class FlakyStore:
+    """Wraps an fsspec file system: the next `failures` uploads raise ConnectionError."""
+
+    def __init__(self, fs):
+        self.fs = fs
+        self.failures = 0
+        self.attempts = 0
+        self._real = fs.pipe_file
+
+    def pipe_file(self, path, data, **kwargs):
+        self.attempts += 1
+        if self.failures:
+            self.failures -= 1
+            raise ConnectionError("simulated S3 outage")
+        return self._real(path, data, **kwargs)
+
+
+@pytest.fixture
+def flaky_memory(monkeypatch, request):
+    storage = FsspecStorage(f"memory://flaky-{request.node.name}")
+    storage.upload_backoff = 0.01
+    flaky = FlakyStore(storage.fs)
+    monkeypatch.setattr(storage.fs, "pipe_file", flaky.pipe_file)
+    yield storage, flaky
+    storage.fs.rm(f"/flaky-{request.node.name}", recursive=True)
+
+
+def memory_steps(storage, url) -> list[int]:
+    return [e.step for p in sorted(storage.fs.ls(url, detail=False)) if "tfevents" in p
+            for e in reader.EventFileReader("memory://" + p.lstrip("/"), storage) if e.HasField("summary")]
+
+
+def test_remote_upload_is_retried_with_backoff(flaky_memory):
+    storage, flaky = flaky_memory
+    url = "/flaky-test_remote_upload_is_retried_with_backoff"
+    writer = event_file.EventFileWriter("memory:/" + url, storage=storage)
+    for i in range(100):
+        writer.write(h_scalar(i))
+    flaky.failures = 2  # two failures, then the third attempt works
+    writer.flush()
+    writer.close()
+    assert memory_steps(storage, url) == list(range(100))
+    assert flaky.attempts >= 3
+
+
+def test_remote_outage_raises_after_retries_and_keeps_uploaded_events(flaky_memory):
+    storage, flaky = flaky_memory
+    url = "/flaky-test_remote_outage_raises_after_retries_and_keeps_uploaded_events"
+    writer = event_file.EventFileWriter("memory:/" + url, storage=storage)
+    for i in range(50):
+        writer.write(h_scalar(i))
+    writer.flush()
+    flaky.failures = 10**9  # a long outage
+    for i in range(50, 100):
+        writer.write(h_scalar(i))
+    with pytest.raises(IOError, match="simulated S3 outage"):
+        bounded(writer.flush)
+    with pytest.raises(IOError):
+        writer.write(h_scalar(100))
+    with pytest.raises(IOError):
+        bounded(writer.close)
+    assert memory_steps(storage, url) == list(range(50))  # what was flushed is intact
+
+
+def test_remote_outage_warn_mode_keeps_buffer_and_loses_nothing(flaky_memory, monkeypatch):
+    monkeypatch.setattr(event_file, "_RETRY_FIRST", 0.05)
+    storage, flaky = flaky_memory
+    url = "/flaky-test_remote_outage_warn_mode_keeps_buffer_and_loses_nothing"
+    writer = event_file.EventFileWriter("memory:/" + url, storage=storage, on_error="warn")
+    flaky.failures = 8  # two whole flushes (1 + 3 retries each) fail
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(100):
+            writer.write(h_scalar(i))
+            if i % 10 == 9:
+                bounded(writer.flush)
+                threading.Event().wait(0.06)
+        bounded(writer.close)
+    messages = [str(w.message) for w in caught]
+    assert any("simulated S3 outage" in m for m in messages) and any("works again" in m for m in messages)
+    assert writer.dropped_events == 0
+    assert memory_steps(storage, url) == list(range(100))
+
+
+def h_scalar(i: int) -> bytes:
+    from tensorboard import wire
+
+    return wire.scalar_event(wire.scalar_prefix("x"), float(i), i, 1000.0 + i)

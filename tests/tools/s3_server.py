@@ -1,0 +1,84 @@
+"""A local S3 API (moto's server) for tests: `with s3_server() as s3: ...`.
+
+Starts `python -m moto.server` on 127.0.0.1 and a free port as a subprocess, waits until it
+answers, and stops it on exit. `s3.endpoint` is its URL; `s3.env` holds the variables that
+point our logger (fsspec/s3fs: FSSPEC_S3_ENDPOINT_URL), boto3/botocore (AWS_ENDPOINT_URL_S3)
+and upstream TensorBoard's reader (S3_ENDPOINT) at it, with dummy credentials. Needs
+`moto[server]`, `s3fs` and `boto3` in the interpreter that runs it.
+"""
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Iterator
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class S3Server:
+    endpoint: str
+    process: subprocess.Popen
+    env: dict[str, str] = field(default_factory=dict)
+
+    def storage_options(self) -> dict:
+        """fsspec/s3fs options that reach this server."""
+        return {"key": "testing", "secret": "testing", "client_kwargs": {"endpoint_url": self.endpoint,
+                                                                        "region_name": "us-east-1"}}
+
+    def create_bucket(self, name: str) -> None:
+        import boto3
+
+        boto3.client("s3", endpoint_url=self.endpoint, aws_access_key_id="testing",
+                     aws_secret_access_key="testing", region_name="us-east-1").create_bucket(Bucket=name)
+
+
+@contextlib.contextmanager
+def s3_server(timeout: float = 60) -> Iterator[S3Server]:
+    """A running moto S3 server bound to 127.0.0.1, stopped (and waited for) on exit."""
+    port = free_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    process = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"moto server exited: {process.stderr.read().decode(errors='replace')}")
+            try:
+                urllib.request.urlopen(endpoint + "/moto-api/", timeout=2).close()
+                break
+            except (urllib.error.URLError, ConnectionError, OSError):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"moto server did not answer on {endpoint} within {timeout} s")
+                time.sleep(0.1)
+        env = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
+               "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL_S3": endpoint, "FSSPEC_S3_ENDPOINT_URL": endpoint,
+               "S3_ENDPOINT": endpoint, "S3_USE_HTTPS": "0", "S3_VERIFY_SSL": "0"}
+        yield S3Server(endpoint, process, env)
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stderr:
+            process.stderr.close()
+
+
+if __name__ == "__main__":  # manual use: prints the endpoint and serves until Ctrl-C
+    with s3_server() as server:
+        print(server.endpoint, flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            server.process.wait()

@@ -7,6 +7,7 @@ before handing serialized events to a FileWriter.
 """
 from __future__ import annotations
 
+import inspect
 import os
 import threading
 from time import time as _now
@@ -517,3 +518,8 @@ class SummaryWriter:
 
     def __exit__(self, *exc_info) -> None:
         self.close()
+
+
+# help() and IDEs should show __init__'s arguments, not the rank-dispatching __new__'s.
+SummaryWriter.__signature__ = inspect.signature(SummaryWriter.__init__).replace(
+    parameters=list(inspect.signature(SummaryWriter.__init__).parameters.values())[1:])

@@ -47,3 +47,9 @@ def test_varint_decodes(value):
         shift += 7
     assert decoded == value
     assert all(b & 0x80 for b in encoded[:-1]) and not encoded[-1] & 0x80
+
+
+def test_every_varint_width_of_steps_matches_protobuf():
+    for step in (1, 127, 128, 129, 255, 16383, 16384, 2**21 - 1, 2**21, 2**63 - 1, -1):
+        got = wire.scalar_event(wire.scalar_prefix("s"), 0.25, step, 5.0)
+        assert got == proto_scalar_event("s", 0.25, step, 5.0), step

@@ -24,7 +24,8 @@ from tensorboard import _signals, record, wire
 from tensorboard.storage import storage_for
 
 FILE_VERSION = "brain.Event:2"
-DEFAULT_MAX_PENDING_BYTES = 64 << 20
+_BATCH_BYTES = 256 << 10  # one write's buffer
+DEFAULT_MAX_PENDING_BYTES = 256 << 10  # ~2,500 scalar events; bounds memory when the disk is slower than the caller
 _PER_ITEM_OVERHEAD = 64  # rough bytes of bookkeeping per queued event, for the memory bound
 _file_counter = itertools.count()
 _counter_lock = threading.Lock()
@@ -433,10 +434,10 @@ class EventFileWriter:
         return stop
 
     def _batch_limit(self) -> int:
-        """Bytes to gather before a write: 4 MiB, or less when the current file is to roll over sooner."""
+        """Bytes to gather before a write: 1 MiB, or less when the current file is to roll over sooner."""
         if self._max_file_bytes is None:
-            return 4 << 20
-        return max(1, min(4 << 20, self._max_file_bytes - self._file_bytes))
+            return _BATCH_BYTES
+        return max(1, min(_BATCH_BYTES, self._max_file_bytes - self._file_bytes))
 
     def _write_batch(self, batch: list, size: int) -> None:
         if not batch:

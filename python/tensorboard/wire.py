@@ -59,6 +59,7 @@ def event_header(wall_time: float, step: int) -> bytes:
 
 
 _pack_time = struct.Struct("<Bd").pack
+_pack_two = struct.Struct("<BB").pack
 
 
 def scalar_event(prefix: bytes, value: float, step: int, wall_time: float) -> bytes:
@@ -68,8 +69,13 @@ def scalar_event(prefix: bytes, value: float, step: int, wall_time: float) -> by
     except OverflowError:
         number = float32_bytes(value)
     if step:
-        return b"".join((_pack_time(9, wall_time), b"\x10",
-                         _SMALL_VARINTS[step] if 0 < step < 128 else varint(step), prefix, number))
+        if 0 < step < 128:
+            step_bytes = _SMALL_VARINTS[step]
+        elif 0 < step < 16384:
+            step_bytes = _pack_two(step & 0x7F | 0x80, step >> 7)
+        else:
+            step_bytes = varint(step)
+        return b"".join((_pack_time(9, wall_time), b"\x10", step_bytes, prefix, number))
     return b"".join((_pack_time(9, wall_time), prefix, number))
 
 

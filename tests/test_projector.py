@@ -120,3 +120,45 @@ def test_upstream_reads_embeddings(tmp_path):
     assert sprite.shape == (20, 20, 3)  # 5x5 grid
     np.testing.assert_array_equal(sprite[4:8, 0:4], images[5].transpose(1, 2, 0))
     np.testing.assert_array_equal(as_array(second["tensor"]), np.zeros((2, 2), np.float32))
+
+
+@pytest.mark.parametrize("rows", [1, 7, 8, 9, 16, 17, 100])
+def test_tsv_chunks_join_to_the_unchunked_bytes(monkeypatch, rows):
+    """Row blocks of 8 rows (monkeypatched): same bytes as one block, also when one late block holds a NaN."""
+    matrix = RNG.standard_normal((rows, 5)).astype(np.float32)
+    with_nan = matrix.copy()
+    with_nan[-1, -1] = np.nan  # the slow "%.9g" format must then apply to every row, not just the last block
+    whole = {}
+    for chunk_values in (1 << 40, 40):  # 40 values = 8 rows of 5
+        monkeypatch.setattr(projector, "_CHUNK_VALUES", chunk_values)
+        for name, m in (("finite", matrix), ("nan", with_nan)):
+            pieces = list(projector.tsv_chunks(m))
+            assert len(pieces) == (1 if chunk_values > 40 else -(-rows // 8))
+            whole.setdefault(name, b"".join(pieces))
+            assert b"".join(pieces) == whole[name] == projector.tsv_bytes(m)
+    np.testing.assert_array_equal(parse_tsv(whole["finite"]), matrix)
+    assert whole["nan"].startswith(projector._slow_tsv(with_nan[:1]))
+
+
+def test_write_chunks_is_atomic(tmp_path):
+    target = tmp_path / "tensors.tsv"
+    FS.write_chunks(str(target), iter([b"a\t", b"b\n"]))
+    assert target.read_bytes() == b"a\tb\n"
+
+    def failing():
+        yield b"partial"
+        raise RuntimeError("formatting failed")
+
+    with pytest.raises(RuntimeError):
+        FS.write_chunks(str(target), failing())
+    assert target.read_bytes() == b"a\tb\n" and sorted(p.name for p in tmp_path.iterdir()) == ["tensors.tsv"]
+
+
+def test_storage_without_write_chunks_gets_joined_bytes(tmp_path):
+    class BytesOnly:  # write_embedding's documented minimum: makedirs, write_bytes, read_bytes, join
+        makedirs, write_bytes, read_bytes = FS.makedirs, FS.write_bytes, FS.read_bytes
+        join = staticmethod(FS.join)
+
+    matrix = RNG.standard_normal((20, 3)).astype(np.float32)
+    projector.write_embedding(BytesOnly(), str(tmp_path), matrix, tag="t")
+    assert (tmp_path / "t" / "tensors.tsv").read_bytes() == projector.tsv_bytes(matrix)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 from urllib.parse import quote
 
 import numpy as np
@@ -20,7 +20,7 @@ from tensorboard.src import projector_config_pb2
 from tensorboard.summary._png import encode_png
 from tensorboard.summary.image import to_uint8
 
-__all__ = ["write_embedding", "tsv_bytes", "sprite_image", "CONFIG_NAME"]
+__all__ = ["write_embedding", "tsv_bytes", "tsv_chunks", "sprite_image", "CONFIG_NAME"]
 
 CONFIG_NAME = "projector_config.pbtxt"
 _DIGITS = 9  # significant digits: enough for every float32 to read back exactly
@@ -31,21 +31,27 @@ _EXPONENTS = np.frombuffer("".join(f"e{i:+03d}\t" for i in range(_MIN_EXPONENT, 
                            np.uint8).reshape(-1, 5)
 
 
+_CHUNK_VALUES = 1 << 15  # numbers formatted per chunk (whole rows): ~3 MB of temporaries, cache-friendly
+
+
+def _row_chunks(matrix: np.ndarray):
+    """`matrix` as float32 blocks of whole rows, about `_CHUNK_VALUES` numbers each (converted block by block)."""
+    rows = max(1, _CHUNK_VALUES // max(1, matrix.shape[1]))
+    for start in range(0, matrix.shape[0], rows):
+        yield np.asarray(matrix[start:start + rows], dtype=np.float32)
+
+
 def _slow_tsv(matrix: np.ndarray) -> bytes:
     row = "\t".join(["%.9g"] * matrix.shape[1])
     return "".join(row % tuple(values) + "\n" for values in matrix.tolist()).encode("ascii")
 
 
-def tsv_bytes(matrix: np.ndarray) -> bytes:
-    """A float32 matrix as TSV rows of 9-significant-digit numbers ("-1.23456789e-05").
-
-    Formats all numbers at once with NumPy into fixed-width byte cells, then squeezes out the
-    unused sign cell of non-negative numbers: ~20x faster than per-value string formatting.
+def _fast_tsv(matrix: np.ndarray) -> bytes:
+    """Finite float32 rows as TSV: formats the numbers with NumPy into fixed-width byte cells,
+    then squeezes out the unused sign cell of non-negative numbers (~20x faster than per-value
+    string formatting). Uses ~100 bytes of temporaries per number: callers pass row blocks.
     """
-    matrix = np.asarray(matrix, dtype=np.float32)
     rows, columns = matrix.shape
-    if not np.isfinite(matrix).all():
-        return _slow_tsv(matrix)  # 'nan' / 'inf' spelled the way Python's float() reads them
     values = matrix.astype(np.float64).reshape(-1)
     magnitude = np.abs(values)
     nonzero = magnitude > 0
@@ -74,6 +80,32 @@ def tsv_bytes(matrix: np.ndarray) -> bytes:
     keep = np.ones(cells.shape, dtype=bool)
     keep[:, 0] = np.signbit(values)
     return cells[keep].tobytes()
+
+
+def tsv_chunks(matrix: np.ndarray) -> Iterator[bytes]:
+    """`tsv_bytes(matrix)` in pieces of whole rows, so a large embedding is never formatted (or held) at once.
+
+    Memory stays ~3 MB whatever the matrix size; joined, the pieces equal `tsv_bytes(matrix)`.
+    """
+    matrix = np.asarray(matrix)
+    if matrix.ndim != 2:
+        raise ValueError(f"expected a 2-d matrix, got shape {matrix.shape}")
+    with np.errstate(over="ignore"):  # float64 beyond float32's range becomes ±inf, as np.asarray(..., float32) does
+        finite = all(np.isfinite(block).all() for block in _row_chunks(matrix))
+        # any NaN/Inf: every number the slow way ('nan'/'inf' spelled as Python's float() reads them),
+        # so the whole file has one format
+        format_rows = _fast_tsv if finite else _slow_tsv
+        for block in _row_chunks(matrix):
+            yield format_rows(block)
+
+
+def tsv_bytes(matrix: np.ndarray) -> bytes:
+    """A float32 matrix as TSV rows of 9-significant-digit numbers ("-1.23456789e-05").
+
+    Rows with NaN or ±Inf anywhere in the matrix use "%.9g" formatting for every number.
+    `tsv_chunks` yields the same bytes piece by piece (what `write_embedding` streams to disk).
+    """
+    return b"".join(tsv_chunks(matrix))
 
 
 def _clean_label(label: Any) -> str:
@@ -135,11 +167,22 @@ def _load_config(fs, path: str) -> projector_config_pb2.ProjectorConfig:
     return config
 
 
+def _write_stream(fs, path: str, chunks: Iterator[bytes]) -> None:
+    """Writes `chunks` to `path` through `fs.write_chunks` (streamed, atomic locally); storages
+    without it get one joined `write_bytes`."""
+    write_chunks = getattr(fs, "write_chunks", None)
+    if write_chunks is not None:
+        write_chunks(path, chunks)
+    else:
+        fs.write_bytes(path, b"".join(chunks))
+
+
 def write_embedding(fs, run_dir: str, mat: Any, metadata: Any = None, label_img: Any = None, tag: str = "default",
                     global_step: Optional[int] = None, metadata_header: Optional[Sequence[str]] = None) -> str:
     """Writes one embedding's files and merges its entry into `<run_dir>/projector_config.pbtxt`.
 
-    `fs` is a storage object (makedirs, write_bytes, read_bytes, join). `mat`: (N, D) numbers;
+    `fs` is a storage object (makedirs, write_bytes, read_bytes, join; write_chunks if it has it).
+    tensors.tsv is formatted and written in row blocks, so memory does not grow with `mat`. `mat`: (N, D) numbers;
     `metadata`: N labels (or N rows of columns, with `metadata_header`); `label_img`: N NCHW
     thumbnails. An entry with the same tensor name is replaced. Returns the subdirectory used.
     """
@@ -161,7 +204,7 @@ def write_embedding(fs, run_dir: str, mat: Any, metadata: Any = None, label_img:
     relative = "/".join(parts)
     directory = fs.join(run_dir, *parts)
     fs.makedirs(directory)
-    fs.write_bytes(fs.join(directory, "tensors.tsv"), tsv_bytes(matrix))
+    _write_stream(fs, fs.join(directory, "tensors.tsv"), tsv_chunks(matrix))
     entry = projector_config_pb2.EmbeddingInfo(
         tensor_name=tag if global_step is None else f"{tag}:{int(global_step):05d}",
         tensor_path=f"{relative}/tensors.tsv", tensor_shape=list(matrix.shape))

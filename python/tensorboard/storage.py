@@ -1,7 +1,8 @@
 """The one layer through which the logger touches files: local paths or fsspec URLs.
 
 Event files are append-only streams (`open_append`); side files such as projector
-configs are whole-file reads and atomic replacements (`read_bytes`/`write_bytes`).
+configs are whole-file reads and atomic replacements (`read_bytes`/`write_bytes`, or
+`write_chunks` to stream a large file).
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import os
 import posixpath
 import tempfile
 import time
-from typing import BinaryIO, Callable, Iterator, Protocol
+from typing import BinaryIO, Callable, Iterable, Iterator, Protocol
 
 # Remote event files are rolled over to a new object once they reach this size, so a long
 # run's buffer (each flush re-uploads the whole current object) stays bounded.
@@ -141,11 +142,21 @@ class LocalStorage:
 
     def write_bytes(self, path: str, data: bytes) -> None:
         """Replaces `path` atomically: readers see the old or the new content, never a mix."""
+        self.write_chunks(path, (data,))
+
+    def write_chunks(self, path: str, chunks: Iterable[bytes]) -> None:
+        """Replaces `path` atomically with the concatenation of `chunks`, written as they come.
+
+        Streams into a temporary file in the same directory, then renames it over `path`, so large
+        files (embeddings) never need to be held in memory whole and readers never see a partial file.
+        If writing fails (or the iterable raises) the temporary file is removed and `path` is untouched.
+        """
         directory = os.path.dirname(path) or "."
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=os.path.basename(path))
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(data)
+                for chunk in chunks:
+                    f.write(chunk)
             os.chmod(tmp, 0o644)
             os.replace(tmp, path)
         except BaseException:
@@ -274,3 +285,14 @@ class FsspecStorage:
 
     def write_bytes(self, path: str, data: bytes) -> None:
         self.fs.pipe_file(self._strip(path), data)
+
+    def write_chunks(self, path: str, chunks: Iterable[bytes]) -> None:
+        """Writes the concatenation of `chunks` to `path` through fsspec's buffered writer.
+
+        Memory stays at fsspec's block size instead of the whole file. Unlike `write_bytes`
+        (one `pipe_file`) this is not atomic: fsspec files publish what was written when they
+        are closed, so an error part-way may leave a truncated object, replaced by the next write.
+        """
+        with self.fs.open(self._strip(path), "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)

@@ -1,4 +1,6 @@
 """summary.histogram: TensorBoard's default buckets computed fast, and exactly."""
+import importlib
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -65,6 +67,46 @@ def test_large_float32_input_agrees_with_brute_force():
         50_000).astype(np.float32)
     histo = histogram_proto(values)
     assert (list(histo.bucket_limit), list(histo.bucket)) == brute_force(values)
+
+
+histogram_module = importlib.import_module("tensorboard.summary.histogram")  # the package exports the function
+
+
+def _hard_values(size, dtype):
+    """`size` values over many decades, both signs, with exact bucket edges and their neighbours mixed in."""
+    rng = np.random.default_rng(size)
+    values = rng.standard_normal(size) * 10.0 ** rng.integers(-14, 22, size)
+    edges = LIMITS[1:-1]
+    special = np.concatenate([edges, np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf), [0.0, -0.0, 5e-324]])
+    where = rng.choice(size, min(size, len(special)), replace=False)
+    values[where] = special[:len(where)]
+    if np.dtype(dtype).kind in "iu":
+        info = np.iinfo(dtype)
+        return np.clip(values, info.min / 2, info.max / 2).astype(dtype)  # halved: float64(int64 max) overflows
+    with np.errstate(over="ignore"):
+        values = values.astype(dtype)
+    return np.where(np.isfinite(values), values, 1.0).astype(dtype)
+
+
+@pytest.mark.parametrize("chunk", [histogram_module._CHUNK, 5000])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.int64])
+def test_chunked_counts_equal_unchunked(monkeypatch, chunk, dtype):
+    """Sizes just below, at and above one and several chunks: same buckets as one chunk and as brute force."""
+    small = histogram_module._SMALL
+    multiples = [m for m in (1, 2, 4) if m * chunk >= small] or [-(-small // chunk)]
+    for size in sorted({m * chunk + d for m in multiples for d in (-1, 0, 1)}):
+        values = _hard_values(size, dtype)
+        monkeypatch.setattr(histogram_module, "_CHUNK", chunk)
+        chunked = histogram_proto(values)
+        monkeypatch.setattr(histogram_module, "_CHUNK", 1 << 40)  # the whole input is one chunk
+        whole = histogram_proto(values)
+        expected = brute_force(values.astype(np.float64))
+        assert (list(chunked.bucket_limit), list(chunked.bucket)) == expected
+        assert (list(whole.bucket_limit), list(whole.bucket)) == expected
+        assert (chunked.min, chunked.max, chunked.num) == (whole.min, whole.max, whole.num) == (
+            float(values.min()), float(values.max()), float(size))
+        assert chunked.sum == pytest.approx(whole.sum, rel=1e-12, abs=1e-300)
+        assert chunked.sum_squares == pytest.approx(whole.sum_squares, rel=1e-12)
 
 
 def test_numpy_bins():

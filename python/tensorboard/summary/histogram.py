@@ -6,9 +6,15 @@ Runs of empty buckets collapse to one entry and leading/trailing empty buckets a
 as TensorFlow's encoder does.
 
 Speed: instead of binary-searching ~3,100 edges per value, values are grouped by the top
-bits of their float32 pattern (sign, exponent, 10 mantissa bits: cells narrower than 0.1%)
-with one bincount. A lookup table maps each cell to its bucket; only values in the few cells
-that straddle a bucket edge (about 1% of values) are placed by one exact comparison.
+bits of their float32 pattern (sign, exponent, 10 mantissa bits: cells narrower than 0.1%).
+A lookup table maps each cell to its bucket; only values in the few cells that straddle a
+bucket edge (about 1% of values) are placed by one exact comparison.
+
+Memory: values are processed in chunks of `_CHUNK` (64K) so every temporary (cell indices,
+buckets, float64 copies for the sums) stays a few hundred KB whatever the input size, and
+the per-cell tables are compact (uint16 bucket + bool "straddles" flag: 1.5 MB per input
+kind), built block by block. The counts don't depend on the chunking; the float64 sums
+only differ in rounding (they are summed chunk by chunk).
 
 NaN and ±Inf are rejected with a ValueError naming `values`: histograms with non-finite
 min/max/sum can't be drawn, and silently dropping them would hide a diverged run.
@@ -31,6 +37,8 @@ __all__ = ["histogram", "default_bucket_limits", "histogram_proto"]
 _CELL_SHIFT = 13  # float32 bits dropped per cell: keeps sign, 8 exponent, 10 mantissa bits
 _NUM_CELLS = 1 << (32 - _CELL_SHIFT)
 _SMALL = 16384  # below this many values, plain binary search is faster than the cell tables
+_CHUNK = 1 << 16  # values per chunk: temporaries stay small and in cache (tests change it)
+_BUILD_BLOCK = 1 << 15  # cells per block while building the tables (bounds the build's temporaries)
 _lock = threading.Lock()
 _tables: dict = {}
 
@@ -54,75 +62,100 @@ def default_bucket_limits() -> np.ndarray:
     return limits
 
 
-def _cell_tables():
-    """Per float32 cell: its lowest bucket, run starts for summing, cells needing a compare."""
-    tables = _tables.get("cells")
+def _cell_tables(key: str):
+    """(bucket, straddles) per float32 cell for "f32" input or for float64 input rounded to float32 ("f64").
+
+    Built on first use of each kind, then shared (read-only) by all threads.
+    """
+    tables = _tables.get(key)
     if tables is None:
         with _lock:
-            tables = _tables.get("cells")
+            tables = _tables.get(key)
             if tables is None:
-                tables = _build_cell_tables()
-                _tables["cells"] = tables
+                tables = _build_cell_tables(key)
+                _tables[key] = tables
     return tables
 
 
-def _build_cell_tables():
+def _build_cell_tables(key: str):
+    """The lowest bucket of each cell (uint16) and whether the cell also reaches the next bucket (bool).
+
+    A cell's buckets are those of its first and last float32 (buckets are monotone in value
+    within a sign). Computed in blocks of `_BUILD_BLOCK` cells so no temporary is bigger than
+    a few hundred KB. For "f64", float64 input is rounded to float32 to find its cell, which
+    can move a value into the neighbouring cell, so a cell covers its neighbours' buckets too.
+    """
     limits = default_bucket_limits()
     big = sys.float_info.max
-    patterns = np.arange(_NUM_CELLS, dtype=np.uint64) << np.uint64(_CELL_SHIFT)
-    ends = []
-    for offset in (0, (1 << _CELL_SHIFT) - 1):  # the first and last float32 of each cell
-        with np.errstate(invalid="ignore"):
-            value = (patterns + np.uint64(offset)).astype(np.uint32).view(np.float32).astype(np.float64)
-        value = np.where(np.isnan(value), np.copysign(np.inf, value), value)
-        value = np.clip(value, -big, big)  # float64 beyond float32's range lands in the ±inf cells
-        ends.append(np.searchsorted(limits, value, side="left"))
-    low = np.minimum(*ends)
-    high = np.maximum(*ends)
-    # float64 input is rounded to float32 to find its cell, which can move a value into the
-    # neighbouring cell; for it, a cell covers its own buckets and its neighbours'.
-    low64, high64 = low.copy(), high.copy()
-    for shift in (1, -1):
-        neighbour = np.roll(np.arange(_NUM_CELLS), shift)
-        same_sign = (neighbour < _NUM_CELLS // 2) == (np.arange(_NUM_CELLS) < _NUM_CELLS // 2)
-        low64 = np.where(same_sign, np.minimum(low64, low[neighbour]), low64)
-        high64 = np.where(same_sign, np.maximum(high64, high[neighbour]), high64)
-    if (high64 - low64).max() > 1:
+    low = np.empty(_NUM_CELLS, dtype=np.uint16)  # ~3,100 buckets fit in 16 bits
+    high = np.empty(_NUM_CELLS, dtype=np.uint16)
+    for start in range(0, _NUM_CELLS, _BUILD_BLOCK):
+        patterns = np.arange(start, start + _BUILD_BLOCK, dtype=np.uint32) << np.uint32(_CELL_SHIFT)
+        ends = []
+        for offset in (0, (1 << _CELL_SHIFT) - 1):  # the first and last float32 of each cell
+            with np.errstate(invalid="ignore"):  # NaN patterns
+                value = (patterns + np.uint32(offset)).view(np.float32).astype(np.float64)
+            value = np.where(np.isnan(value), np.copysign(np.inf, value), value)
+            value = np.clip(value, -big, big)  # float64 beyond float32's range lands in the ±inf cells
+            ends.append(np.searchsorted(limits, value, side="left"))
+        low[start:start + _BUILD_BLOCK] = np.minimum(*ends)
+        high[start:start + _BUILD_BLOCK] = np.maximum(*ends)
+    if key == "f64":
+        half = _NUM_CELLS // 2  # cells [0, half) are positive, [half, N) negative: never neighbours
+        for part in (slice(0, half), slice(half, _NUM_CELLS)):
+            lo, hi = low[part], high[part]
+            lo_own, hi_own = lo.copy(), hi.copy()
+            np.minimum(lo[1:], lo_own[:-1], out=lo[1:])
+            np.minimum(lo[:-1], lo_own[1:], out=lo[:-1])
+            np.maximum(hi[1:], hi_own[:-1], out=hi[1:])
+            np.maximum(hi[:-1], hi_own[1:], out=hi[:-1])
+    straddles = high != low
+    if (high - low).max() > 1:
         raise AssertionError("histogram cells must span at most two buckets")
-    tables = {}
-    for key, lo, hi in (("f32", low, high), ("f64", low64, high64)):
-        exact = lo != hi
-        pure = ~exact
-        # pure cells in value order are runs of one bucket; reduceat sums each run
-        order = np.concatenate([np.arange(_NUM_CELLS - 1, _NUM_CELLS // 2 - 1, -1), np.arange(_NUM_CELLS // 2)])
-        order = order[pure[order]]
-        run_starts = np.flatnonzero(np.diff(lo[order], prepend=-1))
-        tables[key] = (lo.astype(np.intp), exact, np.flatnonzero(exact), order, run_starts,
-                       lo[order][run_starts].astype(np.intp))
-    return tables
+    low.setflags(write=False)
+    straddles.setflags(write=False)
+    return low, straddles
+
+
+def _work_dtype(dtype: np.dtype):
+    """float32 or float64: the float type `dtype`'s values are counted as (exactly representable)."""
+    if dtype.kind in "biu":  # exact as float32 up to 16 bits, as float64 up to 2**53
+        return np.dtype(np.float32 if dtype.itemsize <= 2 else np.float64)
+    return np.dtype(np.float32 if dtype.itemsize <= 4 else np.float64)
+
+
+def _chunks(flat: np.ndarray, work: np.dtype):
+    """`flat` in pieces of `_CHUNK` values, each converted to `work` (a view when no conversion is needed)."""
+    size = _CHUNK
+    for start in range(0, flat.size, size):
+        yield flat[start:start + size].astype(work, copy=False)
 
 
 def _default_counts(flat: np.ndarray) -> np.ndarray:
-    """Counts per default bucket for finite float32 or float64 values."""
+    """Counts per default bucket for finite values, chunk by chunk."""
     limits = default_bucket_limits()
-    if flat.size < _SMALL:  # a binary search beats clearing the 2**19 cell counters
+    work = _work_dtype(flat.dtype)
+    if flat.size < _SMALL:  # a binary search beats the table lookups
         return np.bincount(np.searchsorted(limits, flat.astype(np.float64), side="left"), minlength=len(limits))
-    if flat.dtype == np.float32:
-        low, exact, exact_index, order, run_starts, run_bucket = _cell_tables()["f32"]
-        as32 = flat
-    else:
-        low, exact, exact_index, order, run_starts, run_bucket = _cell_tables()["f64"]
-        with np.errstate(over="ignore"):  # beyond float32's range -> the ±inf cells, placed exactly
-            as32 = flat.astype(np.float32)
-    cell = as32.view(np.uint32) >> np.uint32(_CELL_SHIFT)
-    per_cell = np.bincount(cell, minlength=_NUM_CELLS)
+    low, straddles = _cell_tables("f32" if work == np.float32 else "f64")
     counts = np.zeros(len(limits), dtype=np.int64)
-    counts[run_bucket] = np.add.reduceat(per_cell[order], run_starts)
-    if per_cell[exact_index].any():
-        picked = np.flatnonzero(np.take(exact, cell))
-        bucket = low[cell[picked]]
-        bucket += flat[picked] > limits[bucket]
-        counts += np.bincount(bucket, minlength=len(limits))
+    size = min(_CHUNK, flat.size)
+    cell = np.empty(size, dtype=np.intp)  # reused per chunk; intp so bincount and take don't convert
+    bucket = np.empty(size, dtype=np.intp)
+    for part in _chunks(flat, work):
+        if work == np.float32:
+            bits = part.view(np.uint32)
+        else:
+            with np.errstate(over="ignore"):  # beyond float32's range -> the ±inf cells, placed exactly
+                bits = part.astype(np.float32).view(np.uint32)
+        n = part.size
+        np.right_shift(bits, np.uint32(_CELL_SHIFT), out=cell[:n])
+        bucket[:n] = low.take(cell[:n])
+        picked = np.flatnonzero(np.take(straddles, cell[:n]))
+        if picked.size:
+            edge = bucket[picked]
+            bucket[picked] = edge + (part[picked] > limits[edge])
+        counts += np.bincount(bucket[:n], minlength=len(limits))
     return counts
 
 
@@ -150,17 +183,21 @@ def _limit_buckets(limits: np.ndarray, counts: np.ndarray, max_bins: int):
 
 
 def _finite_stats(flat: np.ndarray, name: str):
-    """(min, max, sum, sum of squares) in float64; ValueError naming `name` on NaN/Inf."""
+    """(min, max, sum, sum of squares) in float64; ValueError naming `name` on NaN/Inf.
+
+    The sums are taken chunk by chunk so only one chunk is ever widened to float64.
+    """
     lo = flat.min()
     hi = flat.max()
     if not (math.isfinite(lo) and math.isfinite(hi)):
         bad = int(np.count_nonzero(~np.isfinite(flat)))
         raise ValueError(f"{name}: {bad} of {flat.size} values are NaN or infinite; "
                          "histograms need finite values")
-    wide = flat if flat.dtype == np.float64 else flat.astype(np.float64)
+    total = squares = 0.0
     with np.errstate(over="ignore", invalid="ignore"):  # sums of values near DBL_MAX overflow
-        total = float(wide.sum())
-        squares = float(np.dot(wide, wide))
+        for part in _chunks(flat, np.dtype(np.float64)):
+            total += float(part.sum())
+            squares += float(np.dot(part, part))
     return float(lo), float(hi), total, squares
 
 
@@ -170,10 +207,6 @@ def histogram_proto(values: Any, bins: Bins = "tensorflow", max_bins: Optional[i
     flat = check_numeric(to_numpy(values, name), name).reshape(-1)
     if flat.size == 0:
         raise ValueError(f"{name}: cannot make a histogram of an empty array")
-    if flat.dtype.kind in "biu":  # exact as float32 up to 16 bits, as float64 up to 2**53
-        flat = flat.astype(np.float32 if flat.dtype.itemsize <= 2 else np.float64)
-    elif flat.dtype == np.float16:
-        flat = flat.astype(np.float32)
     lo, hi, total, squares = _finite_stats(flat, name)
     if max_bins is not None and (not isinstance(max_bins, (int, np.integer)) or max_bins < 1):
         raise ValueError(f"max_bins: expected a positive int or None, got {max_bins!r}")
@@ -181,7 +214,7 @@ def histogram_proto(values: Any, bins: Bins = "tensorflow", max_bins: Optional[i
         limits, counts = _compact(default_bucket_limits(), _default_counts(flat))
     else:
         try:
-            counts, edges = np.histogram(flat, bins=bins)
+            counts, edges = np.histogram(flat.astype(_work_dtype(flat.dtype), copy=False), bins=bins)
         except (ValueError, TypeError) as exc:
             raise ValueError(f"bins: {exc}") from exc
         limits, counts = _compact(edges[1:].astype(np.float64), counts)

@@ -51,7 +51,5 @@ if ! stamp_ok .venv-protobuf-floor "$FLOOR_DEPS"; then
 fi
 
 # -- MXNet ---------------------------------------------------------------------------------------
-if [ -f tools/mxnet_env.sh ]; then
-  bash tools/mxnet_env.sh
-fi
+bash tools/mxnet_env.sh
 log "ready"

@@ -1,0 +1,84 @@
+"""The wheel: reproducible, self-contained, and installable into a fresh venv."""
+
+import importlib.util
+import stat
+import subprocess
+import zipfile
+
+from e2e_helpers import REPO, clean_env
+
+RUNFILES = "tensorboard_standalone_renderer/tensorboard.runfiles/"
+
+
+def test_two_builds_are_byte_identical(wheels):
+    first, second = (w.read_bytes() for w in wheels)
+    assert wheels[0].name == wheels[1].name
+    assert first == second
+
+
+def test_wheel_has_no_symlinks_or_bazel_manifests(wheels):
+    with zipfile.ZipFile(wheels[0]) as zf:
+        infos = zf.infolist()
+    assert infos, "empty wheel"
+    links = [i.filename for i in infos if stat.S_ISLNK(i.external_attr >> 16)]
+    manifests = [i.filename for i in infos if i.filename.rsplit("/", 1)[-1] == "MANIFEST"]
+    absolute = [i.filename for i in infos if i.filename.startswith("/") or "/bazel-out/" in i.filename]
+    assert (links, manifests, absolute) == ([], [], [])
+
+
+def test_wheel_layout_keeps_renderer_out_of_top_level(wheels):
+    with zipfile.ZipFile(wheels[0]) as zf:
+        names = set(zf.namelist())
+        top_level = {l for l in zf.read(next(n for n in names if n.endswith(".dist-info/top_level.txt")))
+                     .decode().split()}
+    assert "tensorboard/__init__.py" in names  # our logger
+    assert "tensorboard/program.py" not in names  # upstream stays in the runfiles
+    assert RUNFILES + "tensorboard_renderer/tensorboard/program.py" in names
+    assert RUNFILES + "tensorboard_renderer/tensorboard/webfiles.zip" in names
+    assert any(n.endswith(".data/scripts/tensorboard") for n in names)
+    assert top_level == {"tensorboard", "tensorboard_standalone_renderer"}
+
+
+def test_wheel_declares_runtime_requirements(wheels):
+    with zipfile.ZipFile(wheels[0]) as zf:
+        meta = zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    assert "Name: tensorboard-standalone" in meta
+    for req in ("absl-py", "grpcio", "markdown", "numpy", "packaging", "pillow", "protobuf",
+                "setuptools", "tensorboard-data-server", "werkzeug"):
+        assert "Requires-Dist: " + req in meta, req
+    assert "Provides-Extra: s3" in meta
+
+
+def test_installed_version_from_another_cwd_without_activation(venv, tmp_path):
+    out = subprocess.run([str(venv / "bin" / "tensorboard"), "--version"], cwd=tmp_path,
+                         env=clean_env(), check=True, capture_output=True, text=True).stdout
+    spec = importlib.util.spec_from_file_location("our_version", REPO / "python/tensorboard/_version.py")
+    ours = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ours)
+    assert "tensorboard-standalone %s" % ours.__version__ in out
+    assert "TensorBoard renderer 2.21.0" in out
+
+
+def test_stub_runs_with_its_own_env_interpreter(venv, tmp_path):
+    """A different `python3` first on PATH must not be used for the renderer."""
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    for name in ("python", "python3"):
+        fake = fake_bin / name
+        fake.write_text("#!/bin/sh\necho wrong-python-used >&2\nexit 3\n")
+        fake.chmod(0o755)
+    env = clean_env(PATH="%s:/usr/bin:/bin" % fake_bin)
+    proc = subprocess.run([str(venv / "bin" / "tensorboard"), "--version"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "wrong-python-used" not in proc.stderr
+
+
+def test_site_packages_tensorboard_is_our_logger(venv, tmp_path):
+    code = "import tensorboard, os; print(tensorboard.__file__)"
+    path = subprocess.run([str(venv / "bin" / "python"), "-c", code], cwd=tmp_path, env=clean_env(),
+                          check=True, capture_output=True, text=True).stdout.strip()
+    assert path.endswith("site-packages/tensorboard/__init__.py")
+    renderer = subprocess.run([str(venv / "bin" / "python"), "-c", "import tensorboard.program"],
+                              cwd=tmp_path, env=clean_env(), capture_output=True, text=True)
+    assert renderer.returncode != 0  # upstream's modules are not importable from site-packages

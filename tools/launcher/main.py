@@ -1,0 +1,197 @@
+"""Launcher main for standalone TensorBoard's `tensorboard` command.
+
+This file is the `main` of the Bazel `py_binary` //:tensorboard. It runs the
+upstream TensorBoard renderer that lives next to it in the runfiles tree
+(`<runfiles>/tensorboard_renderer/tensorboard`), isolated from our own logger
+package, which is also called `tensorboard` and is installed in site-packages:
+
+* the runfiles copy of upstream is put first on `sys.path`, and the launcher
+  refuses to start if `import tensorboard` resolves anywhere else;
+* the projector plugin (registered upstream through package metadata that the
+  isolated copy does not ship) is added to the plugin list explicitly;
+* the server binds 127.0.0.1 unless `--host` or `--bind_all` is given;
+* an `s3://` logdir forces `--load_fast=false` (the Rust data server cannot
+  read S3);
+* `--version` prints our version and the renderer's;
+* TENSORBOARD_STANDALONE_VERBOSE=1 prints where the renderer was imported from.
+
+Every other flag is passed through to upstream unchanged.
+"""
+
+import os
+import re
+import sys
+
+# Layout of the runfiles tree relative to this file:
+#   <runfiles>/<main workspace>/tools/launcher/main.py
+#   <runfiles>/<main workspace>/python/tensorboard/_version.py
+#   <runfiles>/tensorboard_renderer/tensorboard/...
+RENDERER_REPO = "tensorboard_renderer"
+DEFAULT_HOST = "127.0.0.1"
+DISTRIBUTION = "tensorboard-standalone"
+
+
+def runfiles_paths(main_file):
+    """Return (workspace_root, renderer_root) for this launcher file."""
+    here = os.path.dirname(os.path.abspath(main_file))
+    workspace_root = os.path.dirname(os.path.dirname(here))
+    runfiles_root = os.path.dirname(workspace_root)
+    return workspace_root, os.path.join(runfiles_root, RENDERER_REPO)
+
+
+def read_our_version(workspace_root):
+    """Read `__version__` from our logger's _version.py without importing it."""
+    path = os.path.join(workspace_root, "python", "tensorboard", "_version.py")
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return "unknown"
+    match = re.search(r"""^__version__\s*=\s*["']([^"']+)["']""", text, re.M)
+    return match.group(1) if match else "unknown"
+
+
+def _flag_value(args, name):
+    """Return the last value given for `--name` (`--name=v` or `--name v`)."""
+    value = None
+    for i, arg in enumerate(args):
+        if arg.startswith(name + "="):
+            value = arg[len(name) + 1:]
+        elif arg == name and i + 1 < len(args):
+            value = args[i + 1]
+    return value
+
+
+def _has_flag(args, name):
+    """True if `--name` appears alone or as `--name=...`."""
+    return any(a == name or a.startswith(name + "=") for a in args)
+
+
+def _drop_flag(args, name):
+    """Return args without any `--name=v` / `--name v` occurrence."""
+    out, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg == name:
+            skip = True
+            continue
+        if arg.startswith(name + "="):
+            continue
+        out.append(arg)
+    return out
+
+
+def _is_s3(logdir_value):
+    """True if a --logdir or --logdir_spec value points at S3."""
+    if not logdir_value:
+        return False
+    for part in logdir_value.split(","):
+        # --logdir_spec entries may be `name:path`.
+        if part.startswith("s3://") or re.match(r"^[^/:]+:s3://", part):
+            return True
+    return False
+
+
+def rewrite_args(args, stderr=None):
+    """Apply the launcher's defaults to upstream's command line arguments.
+
+    Returns the new argument list (argv without the program name).
+    """
+    stderr = stderr or sys.stderr
+    args = list(args)
+    if not (_has_flag(args, "--host") or _has_flag(args, "--bind_all")):
+        args.append("--host=" + DEFAULT_HOST)
+    logdir = _flag_value(args, "--logdir") or _flag_value(args, "--logdir_spec")
+    load_fast = _flag_value(args, "--load_fast")
+    if _is_s3(logdir) and load_fast != "false":
+        print(
+            "tensorboard: note: the fast data server cannot read s3:// "
+            "logdirs; using --load_fast=false (set S3_ENDPOINT for a "
+            "non-AWS endpoint).",
+            file=stderr,
+        )
+        args = _drop_flag(args, "--load_fast") + ["--load_fast=false"]
+    return args
+
+
+def wants_version(args):
+    """True if the user asked for `--version` (or upstream's --version_tb)."""
+    for arg in args:
+        if arg == "--":
+            return False
+        if arg in ("--version", "--version_tb", "--version=true", "--version_tb=true"):
+            return True
+    return False
+
+
+def isolate_renderer(renderer_root):
+    """Make `import tensorboard` resolve to the runfiles copy of upstream.
+
+    Raises ImportError if something else would be imported instead.
+    """
+    renderer_root = os.path.abspath(renderer_root)
+    sys.path[:] = [renderer_root] + [
+        p for p in sys.path if os.path.abspath(p or os.curdir) != renderer_root
+    ]
+    for name in list(sys.modules):
+        if name == "tensorboard" or name.startswith("tensorboard."):
+            del sys.modules[name]
+    import tensorboard  # pylint: disable=import-outside-toplevel
+
+    expected = os.path.join(renderer_root, "tensorboard") + os.sep
+    if not os.path.abspath(tensorboard.__file__).startswith(expected):
+        raise ImportError(
+            "renderer isolation failed: `tensorboard` imported from %s, "
+            "expected under %s" % (tensorboard.__file__, expected)
+        )
+    return tensorboard
+
+
+def renderer_plugins():
+    """Upstream's default plugins plus the metadata-registered projector."""
+    from tensorboard import default  # pylint: disable=import-outside-toplevel
+    from tensorboard.plugins.projector import (  # pylint: disable=import-outside-toplevel
+        projector_plugin,
+    )
+
+    plugins = default.get_plugins()
+    if projector_plugin.ProjectorPlugin not in plugins:
+        plugins.append(projector_plugin.ProjectorPlugin)
+    return plugins
+
+
+def main(argv=None):
+    """Entry point: run upstream TensorBoard with our defaults."""
+    argv = list(sys.argv if argv is None else argv)
+    workspace_root, renderer_root = runfiles_paths(__file__)
+    renderer = isolate_renderer(renderer_root)
+    if os.environ.get("TENSORBOARD_STANDALONE_VERBOSE"):
+        print("tensorboard-standalone: renderer %s" % renderer.__file__, file=sys.stderr)
+    args = argv[1:]
+
+    if wants_version(args):
+        from tensorboard import version  # pylint: disable=import-outside-toplevel
+
+        print("%s %s" % (DISTRIBUTION, read_our_version(workspace_root)))
+        print("TensorBoard renderer %s" % version.VERSION)
+        return 0
+
+    from absl import app  # pylint: disable=import-outside-toplevel
+    from tensorboard import main_lib, program  # pylint: disable=import-outside-toplevel
+    from tensorboard.plugins import base_plugin  # pylint: disable=import-outside-toplevel
+
+    sys.argv = ["tensorboard"] + rewrite_args(args)
+    main_lib.global_init()
+    server = program.TensorBoard(plugins=renderer_plugins())
+    try:
+        app.run(server.main, flags_parser=server.configure)
+    except base_plugin.FlagsError as e:
+        print("Error: %s" % e, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

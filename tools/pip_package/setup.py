@@ -1,0 +1,83 @@
+"""setup.py for the `tensorboard-standalone` wheel.
+
+Run by tools/pip_package/build_pip_package.sh from its staging directory,
+which holds:
+  tensorboard/                        our logger package (import `tensorboard`)
+  tensorboard_standalone_renderer/    a tiny package holding the renderer's
+      tensorboard.runfiles/           dereferenced Bazel runfiles (upstream
+                                      TensorBoard + our launcher main)
+  scripts/tensorboard                 the patched Bazel launcher stub
+The upstream renderer is not a top-level package of the wheel, so it can never
+shadow our logger in site-packages.
+"""
+
+import os
+import re
+
+from setuptools import find_namespace_packages, setup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Runtime needs of the upstream renderer (tensorboard==2.21.0's own
+# requirements), plus ours (numpy, protobuf).
+INSTALL_REQUIRES = [
+    "absl-py>=0.4",
+    "crc32c>=2.3",  # native CRC-32C for the logger (a pure-Python fallback exists)
+    "grpcio>=1.74,<2",
+    "markdown>=2.6.8",
+    "numpy>=1.12.0",
+    "packaging",
+    "pillow",
+    "protobuf>=6.31.1,<8",
+    "setuptools>=41.0.0",
+    "tensorboard-data-server>=0.7.0,<0.8.0",
+    "werkzeug>=1.0.1",
+]
+
+EXTRAS_REQUIRE = {
+    # Our logger writes to S3 through fsspec/s3fs; the renderer reads S3
+    # through boto3 (endpoint from $S3_ENDPOINT).
+    "s3": ["fsspec", "s3fs", "boto3"],
+}
+
+
+def read_version():
+    """Return `__version__` from tensorboard/_version.py without importing it."""
+    with open(os.path.join(HERE, "tensorboard", "_version.py"), encoding="utf-8") as f:
+        match = re.search(r"""^__version__\s*=\s*["']([^"']+)["']""", f.read(), re.M)
+    if not match:
+        raise RuntimeError("no __version__ in tensorboard/_version.py")
+    return match.group(1)
+
+
+def read_readme():
+    """Return the package README used as the long description."""
+    with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
+        return f.read()
+
+
+setup(
+    name="tensorboard-standalone",
+    version=read_version(),
+    description="Standalone TensorBoard: a pure-Python event logger plus the TensorBoard web UI",
+    long_description=read_readme(),
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    python_requires=">=3.9",
+    packages=sorted(
+        find_namespace_packages(include=["tensorboard", "tensorboard.*"])
+        + ["tensorboard_standalone_renderer"]
+    ),
+    package_data={
+        "tensorboard": ["py.typed", "**/*.pyi"],
+        "tensorboard_standalone_renderer": ["tensorboard.runfiles/**/*"],
+    },
+    scripts=["scripts/tensorboard"],
+    install_requires=INSTALL_REQUIRES,
+    extras_require=EXTRAS_REQUIRE,
+    zip_safe=False,
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "License :: OSI Approved :: Apache Software License",
+    ],
+)

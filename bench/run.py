@@ -105,7 +105,7 @@ def run_one(lib: str, workload: str, crc: str, check: bool, tmp_root: str, timeo
 
 
 def run_extra(name: str, timeout: float) -> dict | None:
-    """bench/startup.py and bench/soak.py (written separately): run if present, keep their last JSON line."""
+    """Runs bench/startup.py or bench/soak.py and keeps the last JSON line it prints."""
     path = os.path.join(BENCH, name)
     if not os.path.exists(path):
         return None
@@ -343,7 +343,8 @@ def main(argv=None) -> int:
         f.write(render_markdown(head, rows) + "\n\n" + "\n\n".join(notes) + "\n")
     print(f"bench: wrote {os.path.relpath(args.out, REPO)}/results.json and table.md in {elapsed:.0f} s")
     all_met = all(all(s.get("targets", {}).values()) for by in summary.values() for s in [by.get("ours", {})])
-    return 0 if all_met and not errors else 1
+    extras_ok = all("error" not in r and r.get("target_met", True) for r in extras.values())
+    return 0 if all_met and extras_ok and not errors else 1
 
 
 if __name__ == "__main__":

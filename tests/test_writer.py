@@ -1,6 +1,7 @@
 """FileWriter and SummaryWriter: the seeds' APIs, keyword aliases, bad input, exit and fork behaviour."""
 import math
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -88,11 +89,33 @@ def test_add_scalar_value_types_and_aliases(tmp_path):
     assert view["scalars"]["loss"][4][1] == 99.0
 
 
-def test_log_dir_alias_and_comment(tmp_path):
+def test_log_dir_alias_and_comment(tmp_path, monkeypatch):
+    # As in tensorboardX and torch: comment names the default run, an explicit logdir wins.
     writer = tensorboard.SummaryWriter(log_dir=str(tmp_path / "run"), comment="_lr0.1")
     writer.close()
-    assert writer.get_logdir() == str(tmp_path / "run") + "_lr0.1"
+    assert writer.get_logdir() == str(tmp_path / "run")
     assert os.path.isdir(writer.get_logdir())
+    monkeypatch.chdir(tmp_path)
+    with tensorboard.SummaryWriter(comment="_lr0.1") as writer:
+        writer.add_scalar("loss", 1.0, 0)
+    (run,) = os.listdir(tmp_path / "runs")
+    assert run.endswith("_" + socket.gethostname() + "_lr0.1")
+    assert os.path.join("runs", run) == writer.get_logdir()
+    with pytest.raises(TypeError, match="logdir"):
+        tensorboard.SummaryWriter(str(tmp_path / "a"), log_dir=str(tmp_path / "b"))
+
+
+def test_unknown_keyword_is_an_error_and_write_to_disk_false_writes_nothing(tmp_path):
+    with pytest.raises(TypeError, match="flush_sec"):
+        tensorboard.SummaryWriter(str(tmp_path / "typo"), flush_sec=5)
+    assert not (tmp_path / "typo").exists()
+    with tensorboard.SummaryWriter(str(tmp_path / "quiet"), write_to_disk=False) as writer:
+        writer.add_scalar("loss", 1.0, 0)
+    assert not (tmp_path / "quiet").exists()
+    with tensorboard.SummaryWriter(str(tmp_path / "mxboard"), verbose=False) as writer:
+        writer.add_scalar("loss", 1.0, 0)
+    assert writer.dropped_events == 0
+    assert reader.read_scalars(str(tmp_path / "mxboard"))["."]["loss"][0][2] == 1.0
 
 
 def test_dict_value_writes_one_sub_run_per_key(tmp_path):

@@ -11,7 +11,17 @@ if [ ! -x "$PROTOC_VENV/bin/python" ] || ! "$PROTOC_VENV/bin/python" -c "import 
   python3 -m venv "$PROTOC_VENV"
   "$PROTOC_VENV/bin/pip" install -q "grpcio-tools==$GRPCIO_TOOLS_VERSION" "protobuf==6.31.1"
 fi
-mkdir -p python/tensorboard/src
-rm -f python/tensorboard/src/*_pb2.py
-"$PROTOC_VENV/bin/python" -m grpc_tools.protoc -I . --python_out=python tensorboard/src/*.proto
+# Generate into a scratch dir and replace only modules whose text changed, each with an atomic
+# rename: a test or script importing the package meanwhile never sees a missing or half-written module.
+mkdir -p python/tensorboard/src build
+OUT=$(mktemp -d build/protos.XXXXXX)
+trap 'rm -rf "$OUT"' EXIT
+"$PROTOC_VENV/bin/python" -m grpc_tools.protoc -I . --python_out="$OUT" tensorboard/src/*.proto
+for gen in "$OUT"/tensorboard/src/*_pb2.py; do
+  dest=python/tensorboard/src/$(basename "$gen")
+  cmp -s "$gen" "$dest" || mv -f "$gen" "$dest"
+done
+for old in python/tensorboard/src/*_pb2.py; do  # modules whose .proto is gone
+  [ -e "$OUT/tensorboard/src/$(basename "$old")" ] || [ -e "tensorboard/src/$(basename "${old%_pb2.py}").proto" ] || rm -f "$old"
+done
 echo "gen_protos: $(ls python/tensorboard/src/*_pb2.py | wc -l) modules in python/tensorboard/src"

@@ -14,8 +14,8 @@ from tensorboard.record import CorruptRecordError, TruncatedRecordError, read_re
 from tensorboard.src import event_pb2
 from tensorboard.storage import storage_for
 
-__all__ = ["CorruptEventFileError", "EventFileReader", "LoggedEvent", "is_event_file", "read_events",
-           "read_logdir", "read_scalars"]
+__all__ = ["CorruptEventFileError", "EventFileReader", "LoggedEvent", "TruncatedTailWarning", "is_event_file",
+           "read_events", "read_logdir", "read_scalars"]
 
 
 class CorruptEventFileError(CorruptRecordError):
@@ -67,15 +67,20 @@ def read_events(path: str | os.PathLike) -> Iterator[event_pb2.Event]:
 
 @dataclass(frozen=True)
 class LoggedEvent:
+    """One Event of a logdir, with its run name and the file it came from."""
+
     run: str
     path: str
     event: event_pb2.Event
 
 
-def read_logdir(logdir: str | os.PathLike) -> Iterator[LoggedEvent]:
-    """Every Event below `logdir`, with its run (directory relative to `logdir`, "." for the top)."""
+def read_logdir(logdir: str | os.PathLike, storage_options: dict | None = None) -> Iterator[LoggedEvent]:
+    """Every Event below `logdir`, with its run (directory relative to `logdir`, "." for the top).
+
+    storage_options: passed to fsspec for remote logdirs (e.g. {"endpoint_url": ...} for S3).
+    """
     logdir = os.fspath(logdir)
-    storage = storage_for(logdir)
+    storage = storage_for(logdir, **(storage_options or {}))
     root = logdir.rstrip("/")
     for directory, files in storage.walk(logdir):
         run = os.path.relpath(directory.rstrip("/"), root) if directory.rstrip("/") != root else "."
@@ -86,10 +91,11 @@ def read_logdir(logdir: str | os.PathLike) -> Iterator[LoggedEvent]:
                     yield LoggedEvent(run, path, event)
 
 
-def read_scalars(logdir: str | os.PathLike) -> dict[str, dict[str, list[tuple[int, float, float]]]]:
+def read_scalars(logdir: str | os.PathLike,
+                 storage_options: dict | None = None) -> dict[str, dict[str, list[tuple[int, float, float]]]]:
     """{run: {tag: [(step, wall_time, value), ...]}} for the simple_value scalars below `logdir`."""
     out: dict[str, dict[str, list[tuple[int, float, float]]]] = {}
-    for logged in read_logdir(logdir):
+    for logged in read_logdir(logdir, storage_options):
         for value in logged.event.summary.value:
             if value.WhichOneof("value") == "simple_value":
                 out.setdefault(logged.run, {}).setdefault(value.tag, []).append(

@@ -231,6 +231,63 @@ class FsspecAppendFile:
             self._chunks = []
 
 
+class RangedObjectReader:
+    """Reads a remote object with independent ranged GETs, not pinned to one object version.
+
+    Event files only grow, and our remote writer re-uploads the whole, longer object on every
+    flush. fsspec's file objects pin the version they opened (S3 ETag) and fail with
+    FileExpired when an upload lands mid-read; a byte range of the newer object holds the
+    same bytes, so reading by ranges sees the file as it grows. Memory: one block.
+    """
+
+    block_size = 4 << 20
+
+    def __init__(self, fs, path: str):
+        self.fs, self.path = fs, path
+        self.pos = 0
+        self._block, self._block_start = b"", 0
+
+    def _fetch(self, start: int, end: int) -> bytes:
+        try:
+            return self.fs.cat_file(self.path, start=start, end=end)
+        except OSError as err:
+            # A range starting at or past the end (HTTP 416) is the end of the object.
+            if "416" in str(err) or "InvalidRange" in str(err) or "not satisfiable" in str(err).lower():
+                return b""
+            raise
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to `size` bytes from the current position (all the rest when size < 0); short only at the end."""
+        if size is None or size < 0:
+            data = self.read(len(self._block)) if self._block else b""
+            rest = self._fetch(self.pos, None)
+            self.pos += len(rest)
+            return data + rest
+        parts, need = [], size
+        while need > 0:
+            offset = self.pos - self._block_start
+            if not 0 <= offset < len(self._block):
+                self._block_start = self.pos
+                self._block = self._fetch(self.pos, self.pos + max(need, self.block_size))
+                if not self._block:
+                    break
+                offset = 0
+            piece = self._block[offset:offset + need]
+            parts.append(piece)
+            self.pos += len(piece)
+            need -= len(piece)
+        return b"".join(parts)
+
+    def close(self) -> None:
+        self._block = b""
+
+    def __enter__(self) -> "RangedObjectReader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 class FsspecStorage:
     """Any fsspec file system (s3://, gs://, memory://, ...); needs `fsspec` and the backend package."""
 
@@ -274,8 +331,8 @@ class FsspecStorage:
     def open_append(self, path: str) -> FsspecAppendFile:
         return FsspecAppendFile(self.fs, self._strip(path), retries=self.upload_retries, backoff=self.upload_backoff)
 
-    def open_read(self, path: str) -> BinaryIO:
-        return self.fs.open(self._strip(path), "rb")
+    def open_read(self, path: str) -> "RangedObjectReader":
+        return RangedObjectReader(self.fs, self._strip(path))
 
     def read_bytes(self, path: str) -> bytes | None:
         try:

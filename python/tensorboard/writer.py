@@ -57,6 +57,12 @@ class FileWriter:
         """The storage layer of this writer's logdir (local files or fsspec)."""
         return self._storage
 
+    @property
+    def dropped_events(self) -> int:
+        """Events on_error="warn" could not write and dropped (0 with on_error="raise")."""
+        writer = self._writer
+        return writer.dropped_events if writer is not None else 0
+
     def get_logdir(self) -> str:
         """The directory (or URL) this writer writes to."""
         return self._logdir
@@ -172,6 +178,14 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+def default_logdir(comment: str = "") -> str:
+    """runs/<Mon>DD_HH-MM-SS_<host><comment>: tensorboardX's and torch's run name when no logdir is given."""
+    import socket
+    from datetime import datetime
+
+    return os.path.join("runs", datetime.now().strftime("%b%d_%H-%M-%S") + "_" + socket.gethostname() + comment)
+
+
 def _run_dir_name(tag: str, key: str) -> str:
     return f"{tag}_{key}".replace("/", "_").replace(os.sep, "_")
 
@@ -183,11 +197,13 @@ class SummaryWriter:
     and where their positional orders disagree the seeds' order wins.
     """
 
-    def __new__(cls, *args, rank: int | None = None, write_ranks=(0,), rank_subdir: bool = False, **kwargs):
-        # Distributed training: ranks that do not write get a writer whose methods do nothing.
+    def __new__(cls, *args, rank: int | None = None, write_ranks=(0,), rank_subdir: bool = False,
+                write_to_disk: bool = True, **kwargs):
+        # Distributed training (and tensorboardX's write_to_disk=False): a process that does not
+        # write gets a writer whose methods do nothing.
         from tensorboard import distributed
 
-        if distributed.resolve(rank, write_ranks, rank_subdir)[0]:
+        if write_to_disk and distributed.resolve(rank, write_ranks, rank_subdir)[0]:
             return super().__new__(cls)
         return object.__new__(distributed.null_writer_class(cls))
 
@@ -196,11 +212,18 @@ class SummaryWriter:
                  purge_step: int | None = None, fsync: bool = False, on_error: str = "raise",
                  max_file_bytes: int | None = None, storage_options: Mapping[str, Any] | None = None,
                  rank: int | None = None, write_ranks=(0,), rank_subdir: bool = False,
-                 **_ignored_tensorboardx_options):
+                 write_to_disk: bool = True, verbose: bool = True):
         """on_error, max_file_bytes, storage_options: as FileWriter. rank, write_ranks, rank_subdir: which
-        processes of a distributed run write and whether each gets sub-run `rank<k>` (tensorboard.distributed)."""
-        logdir = pick("logdir", logdir, "log_dir", log_dir, default="./runs")
-        logdir = os.fspath(logdir) + (comment or "")
+        processes of a distributed run write and whether each gets sub-run `rank<k>` (tensorboard.distributed).
+
+        comment: as in tensorboardX/torch, used only without a logdir: the run becomes
+        runs/<time>_<host><comment>. write_to_disk=False (tensorboardX) gives a writer that writes
+        nothing. verbose is MXBoard's and changes nothing (we never print per event).
+        """
+        logdir = pick("logdir", logdir, "log_dir", log_dir)
+        if logdir is None:
+            logdir = default_logdir(comment) if comment else "./runs"
+        logdir = os.fspath(logdir)
         from tensorboard import distributed
 
         rank_run = distributed.resolve(rank, write_ranks, rank_subdir)[1]
@@ -227,6 +250,11 @@ class SummaryWriter:
     def file_writer(self) -> FileWriter:
         """The FileWriter of the main run."""
         return self._file_writer
+
+    @property
+    def dropped_events(self) -> int:
+        """Events on_error="warn" could not write and dropped, over the main run and its sub-runs."""
+        return sum(w.dropped_events for w in [self._file_writer, *self._sub_writers.values()])
 
     def _sub_writer(self, run: str) -> FileWriter:
         writer = self._sub_writers.get(run)

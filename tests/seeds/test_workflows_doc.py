@@ -1,4 +1,4 @@
-"""Every Python example in docs/workflows.md runs (MXNet ones in .venv-mxnet) and logs what it says."""
+"""Every Python example in the README's Workflows section runs (MXNet ones in .venv-mxnet) and logs what it says."""
 from __future__ import annotations
 
 import os
@@ -13,12 +13,15 @@ from seeds.mxnet_venv import run_mxnet
 from upstream import upstream_read
 
 REPO = Path(__file__).resolve().parents[2]
-DOC = REPO / "docs" / "workflows.md"
+README = REPO / "README.md"
 
 
 def examples() -> list[tuple[str, str]]:
     """(section title, code) for each complete example (the ones that import tensorboard)."""
-    text = DOC.read_text()
+    readme = README.read_text()
+    start = readme.index("\n## Workflows\n")
+    end = readme.find("\n## ", start + 1)
+    text = readme[start:end if end != -1 else None]
     found = []
     for match in re.finditer(r"^### (.+?)$(.*?)(?=^### |\Z)", text, re.S | re.M):
         title, body = match.group(1), match.group(2)
@@ -31,7 +34,7 @@ def examples() -> list[tuple[str, str]]:
 EXAMPLES = examples()
 
 
-def test_the_doc_has_the_five_workflows():
+def test_the_readme_has_the_five_workflows():
     titles = " | ".join(t for t, _ in EXAMPLES)
     for word in ("Module.fit", "Gluon", "FileWriter", "PyTorch", "JAX"):
         assert word in titles

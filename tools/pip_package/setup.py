@@ -37,7 +37,9 @@ INSTALL_REQUIRES = [
 EXTRAS_REQUIRE = {
     # Our logger writes to S3 through fsspec/s3fs; the renderer reads S3
     # through boto3 (endpoint from $S3_ENDPOINT).
-    "s3": ["fsspec", "s3fs", "boto3"],
+    # Floors matter: unpinned, pip may pair a new boto3 with s3fs 0.4 (2019), which cannot
+    # take an endpoint_url.
+    "s3": ["fsspec>=2023.1.0", "s3fs>=2023.1.0", "boto3"],
 }
 
 

@@ -3,21 +3,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
+from tensorboard.convert import to_float, to_numpy
 
-
-def to_numpy(value: Any) -> np.ndarray:
-    """NumPy view of an MXNet NDArray, a torch tensor or anything array-like."""
-    if hasattr(value, "asnumpy"):  # MXNet NDArray
-        return value.asnumpy()
-    if hasattr(value, "detach") and hasattr(value, "cpu"):  # torch.Tensor
-        return value.detach().cpu().numpy()
-    return np.asarray(value)
+__all__ = ["log_histogram", "log_scalar", "to_numpy"]
 
 
 def log_scalar(writer: Any, tag: str, value: Any, step: int | None) -> None:
     """`add_scalar` on a SummaryWriter, `add_summary(summary.scalar(...))` on a FileWriter."""
-    number = float(np.asarray(to_numpy(value)).reshape(-1)[0])
+    number = to_float(value, f"value of {tag!r}")
     if hasattr(writer, "add_scalar"):
         writer.add_scalar(tag, number, global_step=step)
     else:
@@ -28,7 +21,7 @@ def log_scalar(writer: Any, tag: str, value: Any, step: int | None) -> None:
 
 def log_histogram(writer: Any, tag: str, values: Any, step: int | None, bins: Any = "tensorflow") -> None:
     """`add_histogram` on a SummaryWriter, `add_summary(summary.histogram(...))` on a FileWriter."""
-    array = to_numpy(values).reshape(-1)
+    array = to_numpy(values, f"values of {tag!r}").reshape(-1)
     if hasattr(writer, "add_histogram"):
         writer.add_histogram(tag, array, global_step=step, bins=bins)
     else:

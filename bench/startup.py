@@ -1,0 +1,171 @@
+"""Renderer start-up time and footprint: our installed wheel vs upstream `tensorboard==2.21.0`.
+
+Start-up = from spawning `<env>/bin/tensorboard --logdir D --port P --host 127.0.0.1` to the
+first 200 answer of `/data/plugins_listing`. Ours is `.venv` (the wheel `make install` put
+there), upstream is `.venv-upstream` (`pip install tensorboard==2.21.0`, tools/test_envs.sh).
+Both get the same flags and the same small logdir; each is started once untimed (so both
+have their bytecode caches), then `--reps` times, alternating. Target: median ratio <= 1.1.
+
+Also reports the wheel's size and both distributions' installed footprint (the files their
+RECORD lists, bytecode included; dependencies excluded). Prints one JSON line last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGET_RATIO = 1.1
+DEADLINE_S = 180.0  # guards against a hang only
+
+FOOTPRINT = """
+import json, os, sys
+from importlib import metadata
+dist = metadata.distribution(sys.argv[1])
+total = count = 0
+for f in dist.files or []:
+    p = f.locate()
+    if os.path.isfile(p):
+        total += os.path.getsize(p)
+        count += 1
+print(json.dumps({"bytes": total, "files": count, "version": dist.version}))
+"""
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def clean_env() -> dict:
+    """No virtualenv activation and no PYTHONPATH: the launcher must stand on its own."""
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if ".venv" not in p)
+    return env
+
+
+def answers(url: str) -> bool:
+    """True once `url` answers 200."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return resp.status == 200
+    except OSError:
+        return False
+
+
+def time_startup(launcher: str, logdir: str, workdir: str) -> float:
+    """Seconds from spawning `launcher` to its first plugins_listing answer; stops it afterwards."""
+    port = free_port()
+    cmd = [launcher, "--logdir", logdir, "--port", str(port), "--host", "127.0.0.1"]
+    url = f"http://127.0.0.1:{port}/data/plugins_listing"
+    with open(os.path.join(workdir, f"server-{port}.log"), "wb") as log:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=workdir, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=clean_env(), start_new_session=True)
+    try:
+        while not answers(url):
+            if proc.poll() is not None:
+                raise RuntimeError(f"{launcher} exited with {proc.returncode}; see {log.name}")
+            if time.perf_counter() - t0 > DEADLINE_S:
+                raise RuntimeError(f"{launcher} did not answer within {DEADLINE_S:.0f} s")
+            time.sleep(0.01)
+        return time.perf_counter() - t0
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                proc.wait(timeout=20)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # leftovers such as the Rust data server
+        except ProcessLookupError:
+            pass
+
+
+def footprint(python: str, dist: str) -> dict:
+    """Installed size of distribution `dist` in the environment of `python`."""
+    out = subprocess.run([python, "-c", FOOTPRINT, dist], capture_output=True, text=True, env=clean_env(), check=True)
+    return json.loads(out.stdout)
+
+
+def write_logdir(path: str) -> None:
+    """A small run (100 scalars) written with our logger from the source tree."""
+    sys.path.insert(0, os.path.join(REPO, "python"))
+    import tensorboard
+
+    with tensorboard.SummaryWriter(os.path.join(path, "run")) as writer:
+        for step in range(100):
+            writer.add_scalar("loss", 1.0 / (step + 1), step)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reps", type=int, default=5, help="timed starts per launcher (after one untimed start)")
+    parser.add_argument("--ours", default=os.path.join(REPO, ".venv"), help="environment with our wheel")
+    parser.add_argument("--upstream", default=os.path.join(REPO, ".venv-upstream"),
+                        help="environment with upstream tensorboard==2.21.0")
+    args = parser.parse_args(argv)
+
+    launchers = {"ours": os.path.join(args.ours, "bin", "tensorboard"),
+                 "upstream": os.path.join(args.upstream, "bin", "tensorboard")}
+    for name, path in launchers.items():
+        if not os.access(path, os.X_OK):
+            print(json.dumps({"error": f"{name} launcher {path} missing (make install; tools/test_envs.sh)"}))
+            return 1
+
+    result: dict = {}
+    with tempfile.TemporaryDirectory(prefix="tb-startup-") as tmp:
+        logdir = os.path.join(tmp, "logs")
+        write_logdir(logdir)
+        times: dict = {name: [] for name in launchers}
+        for name, path in launchers.items():
+            time_startup(path, logdir, tmp)  # untimed: bytecode caches, page cache
+        for rep in range(args.reps):
+            order = list(launchers) if rep % 2 == 0 else list(reversed(launchers))
+            for name in order:
+                seconds = time_startup(launchers[name], logdir, tmp)
+                times[name].append(seconds)
+                print(f"  startup rep {rep + 1} {name:8s} {seconds:6.2f} s", flush=True)
+    for name, values in times.items():
+        result[f"{name}_startup_s"] = round(statistics.median(values), 3)
+        result[f"{name}_startup_runs_s"] = [round(v, 3) for v in values]
+    result["startup_ratio"] = round(result["ours_startup_s"] / result["upstream_startup_s"], 3)
+    result["startup_target"] = TARGET_RATIO
+    result["target_met"] = result["startup_ratio"] <= TARGET_RATIO
+
+    wheels = sorted(glob.glob(os.path.join(REPO, "dist", "tensorboard_standalone-*.whl")))
+    if wheels:
+        result["wheel_mb"] = round(os.path.getsize(wheels[-1]) / 1e6, 2)
+    ours = footprint(os.path.join(args.ours, "bin", "python"), "tensorboard-standalone")
+    upstream = footprint(os.path.join(args.upstream, "bin", "python"), "tensorboard")
+    result["installed_mb"] = round(ours["bytes"] / 1e6, 2)
+    result["installed_files"] = ours["files"]
+    result["upstream_installed_mb"] = round(upstream["bytes"] / 1e6, 2)
+    result["upstream_version"] = upstream["version"]
+    print(f"startup: ours {result['ours_startup_s']:.2f} s, upstream {result['upstream_startup_s']:.2f} s, "
+          f"ratio {result['startup_ratio']:.2f} (target <= {TARGET_RATIO}); wheel {result.get('wheel_mb')} MB, "
+          f"installed {result['installed_mb']} MB (upstream {result['upstream_installed_mb']} MB)")
+    print(json.dumps(result))
+    return 0 if result["target_met"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

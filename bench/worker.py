@@ -20,6 +20,10 @@ def load(lib: str):
     if lib in ("ours", "ref-hand", "ref-pre"):
         import tensorboard
         import tensorboard.crc32c
+        # Our submodules load lazily, on the first add_* that needs them; tensorboardX and torch
+        # load all theirs at import. Load ours here too, so code is not counted as data memory.
+        import tensorboard.projector
+        import tensorboard.summary
 
         info.update(module=tensorboard.__file__, version=tensorboard.__version__,
                     crc32c=tensorboard.crc32c.IMPLEMENTATION)

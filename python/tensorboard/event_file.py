@@ -24,8 +24,8 @@ from tensorboard import _signals, record, wire
 from tensorboard.storage import storage_for
 
 FILE_VERSION = "brain.Event:2"
-_BATCH_BYTES = 256 << 10  # one write's buffer
-DEFAULT_MAX_PENDING_BYTES = 256 << 10  # ~2,500 scalar events; bounds memory when the disk is slower than the caller
+_BATCH_BYTES = 64 << 10  # one write's buffer
+DEFAULT_MAX_PENDING_BYTES = 64 << 10  # ~1,500 scalar events; bounds memory when the disk is slower than the caller
 _PER_ITEM_OVERHEAD = 64  # rough bytes of bookkeeping per queued event, for the memory bound
 _file_counter = itertools.count()
 _counter_lock = threading.Lock()

@@ -31,7 +31,7 @@ _EXPONENTS = np.frombuffer("".join(f"e{i:+03d}\t" for i in range(_MIN_EXPONENT, 
                            np.uint8).reshape(-1, 5)
 
 
-_CHUNK_VALUES = 1 << 15  # numbers formatted per chunk (whole rows): ~3 MB of temporaries, cache-friendly
+_CHUNK_VALUES = 1 << 12  # numbers formatted per chunk (whole rows): ~3 MB of temporaries, cache-friendly
 
 
 def _row_chunks(matrix: np.ndarray):

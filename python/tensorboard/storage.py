@@ -247,7 +247,7 @@ class RangedObjectReader:
         self.pos = 0
         self._block, self._block_start = b"", 0
 
-    def _fetch(self, start: int, end: int) -> bytes:
+    def _fetch(self, start: int, end: int | None) -> bytes:
         try:
             return self.fs.cat_file(self.path, start=start, end=end)
         except OSError as err:
@@ -259,10 +259,11 @@ class RangedObjectReader:
     def read(self, size: int = -1) -> bytes:
         """Up to `size` bytes from the current position (all the rest when size < 0); short only at the end."""
         if size is None or size < 0:
-            data = self.read(len(self._block)) if self._block else b""
-            rest = self._fetch(self.pos, None)
-            self.pos += len(rest)
-            return data + rest
+            offset = self.pos - self._block_start
+            head = self._block[offset:] if 0 <= offset < len(self._block) else b""
+            rest = self._fetch(self.pos + len(head), None)
+            self.pos += len(head) + len(rest)
+            return head + rest
         parts, need = [], size
         while need > 0:
             offset = self.pos - self._block_start

@@ -32,6 +32,20 @@ def test_png_filters_compress_smooth_images():
     assert len(encode_png(gradient)) < 1000 < gradient.size
 
 
+def test_png_stores_incompressible_pixels_and_deflates_the_rest():
+    rng = np.random.default_rng(0)
+    noise = rng.integers(0, 256, (256, 256, 3), dtype=np.uint8)
+    smooth = np.broadcast_to(np.arange(256, dtype=np.uint8)[:, None, None], (256, 256, 3)).copy()
+    half = smooth.copy()
+    half[:128] = noise[:128]
+    for pixels in (noise, smooth, half):
+        png = encode_png(pixels)
+        assert np.array_equal(np.asarray(Image.open(io.BytesIO(png))), pixels)
+    assert len(encode_png(noise)) < noise.size * 1.01  # stored: no bigger than the raw pixels
+    assert len(encode_png(smooth)) < smooth.size / 50
+    assert len(encode_png(half)) < half.size * 0.55  # the smooth half still compresses
+
+
 def test_png_rejects_bad_input():
     with pytest.raises(TypeError):
         encode_png(np.zeros((2, 2), np.float32))

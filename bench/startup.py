@@ -118,7 +118,7 @@ def write_logdir(path: str) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--reps", type=int, default=5, help="timed starts per launcher (after one untimed start)")
+    parser.add_argument("--reps", type=int, default=9, help="timed starts per launcher (after one untimed start)")
     parser.add_argument("--ours", default=os.path.join(REPO, ".venv"), help="environment with our wheel")
     parser.add_argument("--upstream", default=os.path.join(REPO, ".venv-upstream"),
                         help="environment with upstream tensorboard==2.21.0")

@@ -46,6 +46,7 @@ class FileWriter:
             self._options["max_pending_bytes"] = max_pending_bytes
         self._storage = storage_for(self._logdir, **dict(storage_options or {}))
         self._lock = threading.Lock()
+        self._dropped_before = 0  # dropped by event files already closed
         self._writer: EventFileWriter | None = self._open()
         _live_file_writers.add(self)
 
@@ -59,9 +60,9 @@ class FileWriter:
 
     @property
     def dropped_events(self) -> int:
-        """Events on_error="warn" could not write and dropped (0 with on_error="raise")."""
+        """Events on_error="warn" could not write and dropped, over every file of this writer (0 with "raise")."""
         writer = self._writer
-        return writer.dropped_events if writer is not None else 0
+        return self._dropped_before + (writer.dropped_events if writer is not None else 0)
 
     def get_logdir(self) -> str:
         """The directory (or URL) this writer writes to."""
@@ -149,7 +150,10 @@ class FileWriter:
         with self._lock:
             writer, self._writer = self._writer, None
         if writer is not None:
-            writer.close()
+            try:
+                writer.close()
+            finally:
+                self._dropped_before += writer.dropped_events
 
     def reopen(self) -> None:
         """Starts a new event file after `close()`; does nothing while the writer is open."""

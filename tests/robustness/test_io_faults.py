@@ -135,6 +135,7 @@ def test_full_disk_warn_mode_drops_counts_and_recovers(small_disk, monkeypatch):
     assert any("works again" in m for m in messages), messages
     steps = assert_clean(logdir, 0)
     assert len(steps) + file_writer.dropped_events == step + 2000  # every event written or counted
+    assert writer.dropped_events == writer.file_writer.dropped_events == file_writer.dropped_events  # after close
     assert steps[-1] == step + 1999
     assert h.upstream_steps(upstream_read(logdir)) == steps
 

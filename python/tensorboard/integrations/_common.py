@@ -5,7 +5,7 @@ from typing import Any
 
 from tensorboard.convert import to_float, to_numpy
 
-__all__ = ["log_histogram", "log_scalar", "to_numpy"]
+__all__ = ["log_histogram", "log_scalar"]
 
 
 def log_scalar(writer: Any, tag: str, value: Any, step: int | None) -> None:

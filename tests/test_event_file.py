@@ -1,4 +1,5 @@
 """The asynchronous event file writer: naming, ordering, flush semantics, errors and memory bound."""
+import itertools
 import os
 import re
 import socket
@@ -24,6 +25,13 @@ def test_file_name_layout_and_uniqueness(tmp_path):
     host, pid = re.escape(socket.gethostname()), os.getpid()
     for name in names:
         assert re.fullmatch(rf"events\.out\.tfevents\.\d{{10}}\.{host}\.{pid}\.\d+\.v2", name), name
+
+
+def test_names_of_one_second_sort_in_creation_order(monkeypatch):
+    # Readers take a run's files in name order; the counter crossing 9 -> 10 must not reorder them.
+    monkeypatch.setattr(event_file, "_file_counter", itertools.count(7))
+    names = [event_file.event_file_name(now=1.0) for _ in range(6)]
+    assert sorted(names) == names
 
 
 def test_names_unique_across_threads(tmp_path):

@@ -45,11 +45,16 @@ class EventWriteWarning(RuntimeWarning):
 
 
 def event_file_name(suffix: str = "", now: float | None = None) -> str:
-    """events.out.tfevents.<10-digit time>.<host>.<pid>.<counter><suffix>, unique per writer."""
+    """events.out.tfevents.<10-digit time>.<host>.<pid>.<counter><suffix>, unique per writer.
+
+    The counter is zero-padded so that a process's files of one second sort in creation
+    order: readers (upstream's too) read a run's files in name order, and "….10" would
+    otherwise come before "….9".
+    """
     with _counter_lock:
         counter = next(_file_counter)
     stamp = int(time.time() if now is None else now)
-    return f"events.out.tfevents.{stamp:010d}.{socket.gethostname()}.{os.getpid()}.{counter}{suffix}"
+    return f"events.out.tfevents.{stamp:010d}.{socket.gethostname()}.{os.getpid()}.{counter:06d}{suffix}"
 
 
 def _file_stamp(path: str) -> int:

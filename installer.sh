@@ -2,8 +2,8 @@
 # Installs standalone TensorBoard from this repository on a Debian/Ubuntu box:
 #   1. apt packages the build needs (bazel-bootstrap, patch, python3-venv, ...),
 #   2. the target virtualenv ($TB_VENV, else the active $VIRTUAL_ENV, else
-#      ./.venv), refusing one that holds the upstream `tensorboard`
-#      distribution (both own the import name `tensorboard`),
+#      ./.venv); an upstream `tensorboard` there is replaced by ours (we are
+#      the `tensorboard` distribution, a superset of upstream), and it says so,
 #   3. the wheel (tools/pip_package/build_pip_package.sh -> dist/),
 #   4. pip install of that wheel into the virtualenv.
 # Idempotent: present packages / envs are reused; the wheel is rebuilt and
@@ -60,26 +60,35 @@ if [ ! -x "$VENV/bin/python" ]; then
 else
   step "using virtualenv $VENV"
 fi
-if "$VENV/bin/python" - <<'PY'
-"""Exit 0 if the upstream `tensorboard` distribution is installed here."""
-import re, sys
+# Our wheel IS the `tensorboard` distribution (upstream's version plus a local label), so pip
+# replaces upstream's with it; say so, and how to go back. A pre-2.21 build of ours was named
+# `tensorboard-standalone`: remove it first, or both would own the same files.
+PRESENT=$("$VENV/bin/python" - <<'PY'
+"""Print `name version` of the installed `tensorboard` / `tensorboard-standalone` distributions."""
+import re
 from importlib import metadata
-names = {re.sub(r"[-_.]+", "-", (d.metadata["Name"] or "")).lower() for d in metadata.distributions()}
-sys.exit(0 if "tensorboard" in names else 1)
+for dist in metadata.distributions():
+    name = re.sub(r"[-_.]+", "-", (dist.metadata["Name"] or "")).lower()
+    if name in ("tensorboard", "tensorboard-standalone"):
+        print(name, dist.version)
 PY
-then
-  die "$VENV already has the upstream 'tensorboard' distribution installed.
-Both it and tensorboard-standalone provide the import name 'tensorboard', so
-they cannot share an environment. Use a separate one, e.g.:
-    TB_VENV=\$PWD/.venv-standalone ./installer.sh
-or remove upstream first:  $VENV/bin/pip uninstall tensorboard"
-fi
+) || die "could not list the distributions in $VENV"
+while read -r name version; do
+  [ -n "$name" ] || continue
+  if [ "$name" = tensorboard-standalone ]; then
+    step "removing the old tensorboard-standalone $version (now distributed as 'tensorboard')"
+    "$VENV/bin/python" -m pip uninstall -q -y tensorboard-standalone || die "pip uninstall tensorboard-standalone failed"
+  elif [[ "$version" != *+standalone* ]]; then
+    step "replacing upstream tensorboard $version in $VENV with ours (same import name and API, plus our logger);"
+    step "  to go back later: $VENV/bin/pip install --force-reinstall tensorboard==$version"
+  fi
+done <<< "$PRESENT"
 
 # --- 3. the wheel -----------------------------------------------------------
 step "building the wheel (tools/pip_package/build_pip_package.sh dist)"
 bash tools/pip_package/build_pip_package.sh dist || die "wheel build failed"
 VERSION=$(sed -n 's/^__version__ *= *["'"'"']\([^"'"'"']*\)["'"'"'].*/\1/p' python/tensorboard/_version.py)
-WHEEL="dist/tensorboard_standalone-${VERSION}-py3-none-any.whl"
+WHEEL="dist/tensorboard-${VERSION}-py3-none-any.whl"
 [ -f "$WHEEL" ] || die "expected $WHEEL"
 
 # --- 4. install -------------------------------------------------------------

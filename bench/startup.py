@@ -151,7 +151,7 @@ def main(argv=None) -> int:
     result["startup_target"] = TARGET_RATIO
     result["target_met"] = result["startup_ratio"] <= TARGET_RATIO
 
-    wheels = sorted(glob.glob(os.path.join(REPO, "dist", "tensorboard_standalone-*.whl")))
+    wheels = sorted(glob.glob(os.path.join(REPO, "dist", "tensorboard-*+standalone*.whl")))
     if wheels:
         result["wheel_mb"] = round(os.path.getsize(wheels[-1]) / 1e6, 2)
     ours = footprint(os.path.join(args.ours, "bin", "python"), "tensorboard-standalone")

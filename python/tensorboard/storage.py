@@ -300,7 +300,7 @@ class FsspecStorage:
         try:
             import fsspec
         except ImportError as err:  # pragma: no cover - depends on the environment
-            raise ImportError(f"logdir {url!r} needs fsspec: pip install 'tensorboard-standalone[s3]'") from err
+            raise ImportError(f"logdir {url!r} needs fsspec: pip install fsspec s3fs") from err
         self.fs, _ = fsspec.core.url_to_fs(url, **storage_options)
         self.protocol = url.split("://", 1)[0]
 

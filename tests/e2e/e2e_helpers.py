@@ -66,7 +66,7 @@ def wheels(tmp_path_factory):
         dest = tmp_path_factory.mktemp("wheel%d" % i)
         subprocess.run(["bash", str(BUILD_SCRIPT), str(dest)], cwd=REPO, check=True,
                        stdout=subprocess.DEVNULL)
-        (wheel,) = dest.glob("tensorboard_standalone-*.whl")
+        (wheel,) = dest.glob("tensorboard-*+standalone*.whl")
         out.append(wheel)
     return out
 

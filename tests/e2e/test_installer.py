@@ -1,5 +1,5 @@
 """The build's guard rails: a renderer whose sha256 differs from the pin stops the build, and
-the installer refuses an environment that already holds upstream's `tensorboard`."""
+the installer replaces an upstream `tensorboard` it finds, saying so and how to go back."""
 
 import shutil
 import subprocess
@@ -37,17 +37,27 @@ def test_a_renderer_with_another_hash_stops_the_build(tmp_path, wheels):
     assert not (tmp_path / "build" / "renderer" / "unpacked").exists()
 
 
-def test_installer_refuses_an_env_with_upstream_tensorboard(tmp_path, wheels):
+def test_installer_replaces_upstream_tensorboard_and_says_so(tmp_path, wheels):
     _, _, wheel = pinned()
     env_dir = tmp_path / "upstream-env"
     subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True)
-    pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps"]
-    subprocess.run(pip + [str(CACHE / wheel)], check=True, env=clean_env())
+    python = str(env_dir / "bin" / "python")
+    subprocess.run([python, "-m", "pip", "install", "-q", str(CACHE / wheel)], check=True, env=clean_env())
     result = subprocess.run(["bash", str(REPO / "installer.sh")], cwd=str(tmp_path),
                             env=clean_env(TB_VENV=str(env_dir)), capture_output=True, text=True)
-    assert result.returncode != 0
-    assert "already has the upstream 'tensorboard' distribution" in result.stderr
-    assert "TB_VENV=" in result.stderr  # says how to use a separate environment
-    listed = subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "list", "--format=freeze"],
-                            env=clean_env(), capture_output=True, text=True, check=True).stdout.lower()
-    assert "tensorboard==2.21.0" in listed and "tensorboard-standalone" not in listed
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "replacing upstream tensorboard 2.21.0" in result.stdout
+    assert "pip install --force-reinstall tensorboard==2.21.0" in result.stdout  # the way back
+    listed = subprocess.run([python, "-m", "pip", "list", "--format=freeze"], env=clean_env(),
+                            capture_output=True, text=True, check=True).stdout.lower()
+    assert "tensorboard==2.21.0+standalone" in listed
+    assert "tensorboard==2.21.0\n" not in listed and "tensorboard-standalone" not in listed
+    check = subprocess.run([python, "-m", "pip", "check"], env=clean_env(), capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout
+    # Our logger and upstream's modules both resolve in the replaced environment.
+    probe = ("import tensorboard, tensorboard.notebook, tensorboard.program; "
+             "from tensorboard.backend.event_processing import event_accumulator; "
+             "print(tensorboard.__version__, tensorboard.SummaryWriter.__module__)")
+    out = subprocess.run([python, "-c", probe], cwd=str(tmp_path), env=clean_env(), capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out[0].endswith("+standalone.1") and out[1].startswith("tensorboard.")

@@ -40,7 +40,7 @@ def q(**params):
 
 
 def test_renderer_is_the_isolated_runfiles_copy(server):
-    line = next(l for l in server.log().splitlines() if "tensorboard-standalone: renderer " in l)
+    line = next(l for l in server.log().splitlines() if "standalone TensorBoard: renderer " in l)
     path = line.split("renderer ", 1)[1]
     assert "site-packages/tensorboard_standalone_renderer/tensorboard.runfiles/tensorboard_renderer/" \
            "tensorboard/__init__.py" in path

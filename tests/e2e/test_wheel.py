@@ -42,7 +42,7 @@ def test_wheel_layout_keeps_renderer_out_of_top_level(wheels):
 def test_wheel_declares_runtime_requirements(wheels):
     with zipfile.ZipFile(wheels[0]) as zf:
         meta = zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))).decode()
-    assert "Name: tensorboard-standalone" in meta
+    assert "Name: tensorboard\n" in meta
     for req in ("absl-py", "grpcio", "markdown", "numpy", "packaging", "pillow", "protobuf",
                 "setuptools", "tensorboard-data-server", "werkzeug"):
         assert "Requires-Dist: " + req in meta, req
@@ -55,7 +55,7 @@ def test_installed_version_from_another_cwd_without_activation(venv, tmp_path):
     spec = importlib.util.spec_from_file_location("our_version", REPO / "python/tensorboard/_version.py")
     ours = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ours)
-    assert "tensorboard-standalone %s" % ours.__version__ in out
+    assert "tensorboard %s (standalone TensorBoard" % ours.__version__ in out
     assert "TensorBoard renderer 2.21.0" in out
 
 

@@ -28,7 +28,7 @@ import sys
 #   <runfiles>/tensorboard_renderer/tensorboard/...
 RENDERER_REPO = "tensorboard_renderer"
 DEFAULT_HOST = "127.0.0.1"
-DISTRIBUTION = "tensorboard-standalone"
+PRODUCT = "standalone TensorBoard"
 
 
 def runfiles_paths(main_file):
@@ -168,13 +168,13 @@ def main(argv=None):
     workspace_root, renderer_root = runfiles_paths(__file__)
     renderer = isolate_renderer(renderer_root)
     if os.environ.get("TENSORBOARD_STANDALONE_VERBOSE"):
-        print("tensorboard-standalone: renderer %s" % renderer.__file__, file=sys.stderr)
+        print("%s: renderer %s" % (PRODUCT, renderer.__file__), file=sys.stderr)
     args = argv[1:]
 
     if wants_version(args):
         from tensorboard import version  # pylint: disable=import-outside-toplevel
 
-        print("%s %s" % (DISTRIBUTION, read_our_version(workspace_root)))
+        print("tensorboard %s (%s: logger + renderer)" % (read_our_version(workspace_root), PRODUCT))
         print("TensorBoard renderer %s" % version.VERSION)
         return 0
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the ONE `tensorboard-standalone` wheel:
+# Builds the ONE wheel, distribution `tensorboard` (standalone TensorBoard):
 #   1. generates our protos (tools/gen_protos.sh),
 #   2. fetches + verifies + unpacks the pinned renderer (tools/fetch_renderer.sh),
 #   3. builds the Bazel py_binary //:tensorboard offline, then shuts Bazel down,
@@ -96,7 +96,7 @@ fi
 
 say "building wheel (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH)"
 VERSION=$(sed -n 's/^__version__ *= *["'"'"']\([^"'"'"']*\)["'"'"'].*/\1/p' "$STAGE/tensorboard/_version.py")
-WHEEL_NAME="tensorboard_standalone-${VERSION}-py3-none-any.whl"
+WHEEL_NAME="tensorboard-${VERSION}-py3-none-any.whl"
 rm -f "$OUT_DIR/$WHEEL_NAME"
 (cd "$STAGE" && "$ROOT/$BUILD_VENV/bin/python" setup.py -q bdist_wheel -d "$OUT_DIR" > ../setup.log 2>&1) \
   || { cat build/pip_package/setup.log >&2; die "setup.py bdist_wheel failed"; }

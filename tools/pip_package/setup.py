@@ -1,4 +1,4 @@
-"""setup.py for the `tensorboard-standalone` wheel.
+"""setup.py for our `tensorboard` wheel (standalone TensorBoard).
 
 Run by tools/pip_package/build_pip_package.sh from its staging directory,
 which holds:
@@ -8,7 +8,12 @@ which holds:
                                       TensorBoard + our launcher main)
   scripts/tensorboard                 the patched Bazel launcher stub
 The upstream renderer is not a top-level package of the wheel, so it can never
-shadow our logger in site-packages.
+shadow our logger in site-packages; our `tensorboard` package reaches its modules
+through `__path__` (tensorboard/_upstream.py).
+
+The distribution is named `tensorboard`, like upstream's, with a local version label
+(`2.21.0+standalone.1`): pip treats it as the `tensorboard` every dependent asks for,
+replaces upstream's with it, and never installs upstream over it.
 """
 
 import os
@@ -59,7 +64,7 @@ def read_readme():
 
 
 setup(
-    name="tensorboard-standalone",
+    name="tensorboard",
     version=read_version(),
     description="Standalone TensorBoard: a pure-Python event logger plus the TensorBoard web UI",
     long_description=read_readme(),
@@ -77,6 +82,9 @@ setup(
     scripts=["scripts/tensorboard"],
     install_requires=INSTALL_REQUIRES,
     extras_require=EXTRAS_REQUIRE,
+    # Upstream's dynamic plugin registration, so in-process servers (tensorboard.program,
+    # `python -m tensorboard.main`, %tensorboard) get the projector as with upstream's wheel.
+    entry_points={"tensorboard_plugins": ["projector = tensorboard.plugins.projector.projector_plugin:ProjectorPlugin"]},
     zip_safe=False,
     classifiers=[
         "Programming Language :: Python :: 3",

@@ -10,9 +10,12 @@ import time
 from typing import Any, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
-from google.protobuf import struct_pb2
 
 from tensorboard.src import hparams_pb2, summary_pb2, types_pb2
+from tensorboard.src._pool import message_class
+
+# google.protobuf.Value as registered in our descriptor pool (hparams.proto's map values).
+ProtoValue = message_class("google.protobuf.Value")
 from tensorboard.summary._common import make_metadata, make_shape
 
 __all__ = ["hparams", "EXPERIMENT_TAG", "SESSION_START_INFO_TAG", "SESSION_END_INFO_TAG"]
@@ -33,12 +36,12 @@ def _plain(value: Any, where: str):
     raise TypeError(f"{where}: expected bool, str, int or float, got {type(value).__name__} {value!r:.40}")
 
 
-def _proto_value(value) -> struct_pb2.Value:
+def _proto_value(value) -> ProtoValue:
     if isinstance(value, bool):
-        return struct_pb2.Value(bool_value=value)
+        return ProtoValue(bool_value=value)
     if isinstance(value, str):
-        return struct_pb2.Value(string_value=value)
-    return struct_pb2.Value(number_value=value)
+        return ProtoValue(string_value=value)
+    return ProtoValue(number_value=value)
 
 
 def _data_type(value) -> int:

@@ -4,6 +4,8 @@
 #   make test   everything CI (.ci/run) checks
 VENV := .venv
 PYTHON ?= python3
+# The demo's port; the quick-start test picks a free one (DEMO_PORT=... make demo).
+DEMO_PORT ?= 6006
 
 .PHONY: proto renderer wheel install demo test bench clean
 
@@ -20,9 +22,12 @@ wheel:
 install:
 	TB_VENV="$(CURDIR)/$(VENV)" bash installer.sh $(INSTALL_FLAGS)
 
+# The demo's own needs (demo/requirements.txt: scikit-learn's digits, matplotlib), so that
+# `make demo` works on a machine nothing else prepared.
 demo: install
+	$(VENV)/bin/python -m pip install -q -r demo/requirements.txt
 	$(VENV)/bin/python demo/demo.py --logdir demo_logs
-	exec $(VENV)/bin/tensorboard --logdir demo_logs --port 6006
+	exec $(VENV)/bin/tensorboard --logdir demo_logs --port $(DEMO_PORT)
 
 # Browser tests need chromium (apt); the installer adds it with --with-browser.
 test: INSTALL_FLAGS = --with-browser

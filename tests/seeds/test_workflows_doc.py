@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,28 +9,12 @@ from pathlib import Path
 import pytest
 
 from seeds.mxnet_venv import run_mxnet
-from upstream import upstream_read
+from readme_examples import check_example_logged, workflow_examples
 
 REPO = Path(__file__).resolve().parents[2]
-README = REPO / "README.md"
 
 
-def examples() -> list[tuple[str, str]]:
-    """(section title, code) for each complete example (the ones that import tensorboard)."""
-    readme = README.read_text()
-    start = readme.index("\n## Workflows\n")
-    end = readme.find("\n## ", start + 1)
-    text = readme[start:end if end != -1 else None]
-    found = []
-    for match in re.finditer(r"^### (.+?)$(.*?)(?=^### |\Z)", text, re.S | re.M):
-        title, body = match.group(1), match.group(2)
-        for code in re.findall(r"```python\n(.*?)```", body, re.S):
-            if "import tensorboard" in code or "from tensorboard" in code:
-                found.append((title, code))
-    return found
-
-
-EXAMPLES = examples()
+EXAMPLES = workflow_examples()
 
 
 def test_the_readme_has_the_five_workflows():
@@ -54,14 +37,4 @@ def test_example_runs_and_logs(tmp_path, title, code):
         env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
         result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True)
         assert result.returncode == 0, result.stderr[-4000:]
-    runs = upstream_read(tmp_path / "logs")["runs"]
-    assert runs
-    logged = set()
-    for run in runs.values():
-        logged |= set(run["scalars"]) | set(run["histograms"]) | set(run["images"])
-        if run.get("graph"):
-            logged.add("<graph>")
-    for tag in re.findall(r"add_scalar\('([^']+)'", code) + re.findall(r"add_histogram\('([^']+)'", code):
-        assert tag in logged, (title, tag)
-    if "add_graph" in code:
-        assert "<graph>" in logged
+    check_example_logged(title, code, tmp_path / "logs")

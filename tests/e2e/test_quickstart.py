@@ -1,0 +1,120 @@
+"""A newcomer's first commands, from a clean clone in environments nothing else prepared.
+
+`make demo` (the README's main quick-start command) runs in a fresh `git clone` of this
+repository: the Makefile alone builds and installs the wheel into the clone's own `.venv`,
+installs what the demo needs, writes the demo run and serves it. The test waits for the server,
+checks that every dashboard the demo logs to is active, and stops it. Then the README's
+"Using it" setup lines run as written in that clone, and every README example runs in the
+environment those lines made (MXNet ones in the clone's `.venv-mxnet`), with no source tree on
+the path, and must log what it says (read back by upstream's reader).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from e2e_helpers import REPO, clean_env, free_port, get_json, http_get
+from readme_examples import check_example_logged, readme_examples, setup_commands
+
+# Only guards against a hang (a fresh clone builds everything: Bazel, venvs, pip installs).
+QUICKSTART_DEADLINE_S = 40 * 60
+# Every dashboard demo/demo.py logs to (add_figure and add_images feed "images").
+DEMO_DASHBOARDS = ("scalars", "histograms", "distributions", "images", "audio", "text", "graphs",
+                   "pr_curves", "hparams", "projector")
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory) -> Path:
+    """A fresh clone of this repository (what is committed), with nothing built in it."""
+    path = tmp_path_factory.mktemp("quickstart") / "clone"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(path)], check=True, env=clean_env())
+    assert not (path / ".venv").exists()
+    return path
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stops `make demo` and everything it started (its own process group)."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # leftovers (the Rust data server)
+    except ProcessLookupError:
+        pass
+
+
+@pytest.fixture(scope="module")
+def demo(clone):
+    """`make demo` running in the clone; yields (base URL, log path) once the server answers."""
+    port = free_port()
+    log_path = clone.parent / "make-demo.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(["make", "demo"], cwd=str(clone), stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, env=clean_env(DEMO_PORT=str(port)),
+                                start_new_session=True)
+    url = "http://127.0.0.1:%d" % port
+    try:
+        deadline = time.monotonic() + QUICKSTART_DEADLINE_S
+        while True:
+            if proc.poll() is not None:
+                raise AssertionError("make demo exited with %s:\n%s" % (proc.returncode, log_path.read_text()[-6000:]))
+            try:
+                if http_get(url + "/data/plugins_listing")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError("make demo never served:\n" + log_path.read_text()[-6000:])
+            time.sleep(1)
+        yield url, log_path
+    finally:
+        _stop(proc)
+
+
+def test_make_demo_builds_everything_and_serves_every_dashboard(clone, demo):
+    url, log_path = demo
+    log = log_path.read_text()
+    assert "installer: creating virtualenv" in log  # the Makefile made the venv: nothing was there
+    assert list((clone / "dist").glob("tensorboard-*+standalone*.whl"))
+    deadline = time.monotonic() + 300
+    while True:  # the server loads the logdir in the background
+        listing = get_json(url + "/data/plugins_listing")
+        inactive = [d for d in DEMO_DASHBOARDS if not listing.get(d, {}).get("enabled")]
+        runs = get_json(url + "/data/runs")
+        if (not inactive and {"lr_0.01", "lr_0.1", "lr_0.5"} <= set(runs)) or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    assert not inactive, "dashboards without data: %s" % inactive
+    assert {"lr_0.01", "lr_0.1", "lr_0.5"} <= set(runs)
+    tags = get_json(url + "/data/plugin/scalars/tags")
+    assert "loss/train" in tags["lr_0.1"]
+
+
+def test_readme_examples_run_in_the_environments_the_readme_creates(clone, demo, tmp_path):
+    # `make install` already ran as part of `make demo`; the rest of the setup runs as written.
+    commands = setup_commands()
+    assert commands[0] == "make install"
+    for command in commands[1:]:
+        result = subprocess.run(["bash", "-ec", command], cwd=str(clone), env=clean_env(),
+                                capture_output=True, text=True)
+        assert result.returncode == 0, (command, result.stdout[-2000:], result.stderr[-4000:])
+    examples = readme_examples()
+    assert len(examples) >= 6
+    for i, (title, code) in enumerate(examples):
+        workdir = tmp_path / ("example%d" % i)
+        workdir.mkdir()
+        (workdir / "example.py").write_text(code)
+        venv = ".venv-mxnet" if "import mxnet" in code else ".venv"
+        result = subprocess.run([str(clone / venv / "bin" / "python"), "example.py"], cwd=str(workdir),
+                                env=clean_env(OMP_NUM_THREADS="2"), capture_output=True, text=True)
+        assert result.returncode == 0, (title, result.stderr[-4000:])
+        check_example_logged(title, code, workdir)

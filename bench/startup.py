@@ -6,6 +6,10 @@ there), upstream is `.venv-upstream` (`pip install tensorboard==2.21.0`, tools/t
 Both get the same flags and the same small logdir; each is started once untimed (so both
 have their bytecode caches), then `--reps` times, alternating. Target: median ratio <= 1.1.
 
+Also `import tensorboard` in each environment: the cumulative time Python's `-X importtime`
+reports for the `tensorboard` package, median of --import-reps fresh interpreters, alternating
+(target: ours no slower than upstream's, ratio <= 1.0).
+
 Also reports the wheel's size and both distributions' installed footprint (the files their
 RECORD lists, bytecode included; dependencies excluded). Prints one JSON line last.
 """
@@ -27,6 +31,7 @@ import urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET_RATIO = 1.1
+IMPORT_TARGET_RATIO = 1.0
 DEADLINE_S = 180.0  # guards against a hang only
 
 FOOTPRINT = """
@@ -100,6 +105,14 @@ def time_startup(launcher: str, logdir: str, workdir: str) -> float:
             pass
 
 
+def time_import(python: str, workdir: str) -> float:
+    """Seconds `import tensorboard` takes in a fresh interpreter (cumulative, from -X importtime)."""
+    out = subprocess.run([python, "-X", "importtime", "-c", "import tensorboard"], cwd=workdir, env=clean_env(),
+                         capture_output=True, text=True, check=True).stderr
+    line = next(ln for ln in reversed(out.splitlines()) if ln.rstrip().endswith("| tensorboard"))
+    return int(line.split("|")[1]) / 1e6
+
+
 def footprint(python: str, dist: str) -> dict:
     """Installed size of distribution `dist` in the environment of `python`."""
     out = subprocess.run([python, "-c", FOOTPRINT, dist], capture_output=True, text=True, env=clean_env(), check=True)
@@ -119,6 +132,7 @@ def write_logdir(path: str) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=9, help="timed starts per launcher (after one untimed start)")
+    parser.add_argument("--import-reps", type=int, default=21, help="fresh interpreters per `import tensorboard`")
     parser.add_argument("--ours", default=os.path.join(REPO, ".venv"), help="environment with our wheel")
     parser.add_argument("--upstream", default=os.path.join(REPO, ".venv-upstream"),
                         help="environment with upstream tensorboard==2.21.0")
@@ -144,24 +158,38 @@ def main(argv=None) -> int:
                 seconds = time_startup(launchers[name], logdir, tmp)
                 times[name].append(seconds)
                 print(f"  startup rep {rep + 1} {name:8s} {seconds:6.2f} s", flush=True)
+        pythons = {name: os.path.join(os.path.dirname(path), "python") for name, path in launchers.items()}
+        imports: dict = {name: [] for name in pythons}
+        for name, python in pythons.items():
+            time_import(python, tmp)  # untimed: bytecode caches
+        for rep in range(args.import_reps):
+            for name in (list(pythons) if rep % 2 == 0 else list(reversed(pythons))):
+                imports[name].append(time_import(pythons[name], tmp))
+    for name, values in imports.items():
+        result[f"{name}_import_ms"] = round(statistics.median(values) * 1e3, 2)
+    result["import_ratio"] = round(result["ours_import_ms"] / result["upstream_import_ms"], 3)
+    result["import_target"] = IMPORT_TARGET_RATIO
     for name, values in times.items():
         result[f"{name}_startup_s"] = round(statistics.median(values), 3)
         result[f"{name}_startup_runs_s"] = [round(v, 3) for v in values]
     result["startup_ratio"] = round(result["ours_startup_s"] / result["upstream_startup_s"], 3)
     result["startup_target"] = TARGET_RATIO
-    result["target_met"] = result["startup_ratio"] <= TARGET_RATIO
+    result["target_met"] = (result["startup_ratio"] <= TARGET_RATIO
+                            and result["import_ratio"] <= IMPORT_TARGET_RATIO)
 
     wheels = sorted(glob.glob(os.path.join(REPO, "dist", "tensorboard-*+standalone*.whl")))
     if wheels:
         result["wheel_mb"] = round(os.path.getsize(wheels[-1]) / 1e6, 2)
-    ours = footprint(os.path.join(args.ours, "bin", "python"), "tensorboard-standalone")
+    ours = footprint(os.path.join(args.ours, "bin", "python"), "tensorboard")
     upstream = footprint(os.path.join(args.upstream, "bin", "python"), "tensorboard")
     result["installed_mb"] = round(ours["bytes"] / 1e6, 2)
     result["installed_files"] = ours["files"]
     result["upstream_installed_mb"] = round(upstream["bytes"] / 1e6, 2)
     result["upstream_version"] = upstream["version"]
     print(f"startup: ours {result['ours_startup_s']:.2f} s, upstream {result['upstream_startup_s']:.2f} s, "
-          f"ratio {result['startup_ratio']:.2f} (target <= {TARGET_RATIO}); wheel {result.get('wheel_mb')} MB, "
+          f"ratio {result['startup_ratio']:.2f} (target <= {TARGET_RATIO}); import tensorboard: ours "
+          f"{result['ours_import_ms']} ms, upstream {result['upstream_import_ms']} ms, ratio {result['import_ratio']:.2f} "
+          f"(target <= {IMPORT_TARGET_RATIO}); wheel {result.get('wheel_mb')} MB, "
           f"installed {result['installed_mb']} MB (upstream {result['upstream_installed_mb']} MB)")
     print(json.dumps(result))
     return 0 if result["target_met"] else 1

@@ -18,6 +18,7 @@ from tensorboard import wire
 from tensorboard._args import check_step, check_tag, check_walltime, pick, require
 from tensorboard.event_file import EventFileWriter
 from tensorboard.src import event_pb2, graph_pb2, summary_pb2
+from tensorboard.src._pool import is_message
 from tensorboard.storage import storage_for
 
 _live_file_writers: "weakref.WeakSet[FileWriter]" = weakref.WeakSet()
@@ -92,9 +93,9 @@ class FileWriter:
         writer.write(event_bytes)
 
     def add_event(self, event: event_pb2.Event) -> None:
-        """Queues an Event proto; a missing wall_time is set to now."""
-        if not isinstance(event, event_pb2.Event):
-            raise TypeError(f"event must be a tensorboard.src.event_pb2.Event, got {type(event).__name__}")
+        """Queues an Event proto (ours or upstream's `tensorboard.compat.proto`); a missing wall_time is set to now."""
+        if not is_message(event, event_pb2.Event):
+            raise TypeError(f"event must be a tensorboard Event proto, got {type(event).__name__}")
         if not event.wall_time:
             event = event_pb2.Event.FromString(event.SerializeToString())
             event.wall_time = check_walltime(None)
@@ -102,7 +103,7 @@ class FileWriter:
 
     def add_summary(self, summary: summary_pb2.Summary | bytes, global_step=None, walltime=None) -> None:
         """Queues a Summary proto (or its serialized bytes) at `global_step`."""
-        if isinstance(summary, summary_pb2.Summary):
+        if is_message(summary, summary_pb2.Summary):  # ours or upstream's: the same wire format
             summary_bytes = summary.SerializeToString()
         elif isinstance(summary, (bytes, bytearray, memoryview)):
             summary_bytes = bytes(summary)
@@ -110,8 +111,6 @@ class FileWriter:
                 summary_pb2.Summary.FromString(summary_bytes)
             except Exception as err:
                 raise ValueError(f"summary: bytes are not a serialized Summary ({err})") from None
-        elif hasattr(summary, "SerializeToString") and type(summary).__name__ == "Summary":
-            summary_bytes = summary.SerializeToString()  # another package's Summary, same wire format
         else:
             raise TypeError(f"summary must be a Summary proto or its bytes, got {type(summary).__name__}")
         step = check_step(global_step)
@@ -122,7 +121,7 @@ class FileWriter:
         if isinstance(graph, (bytes, bytearray)):
             graph_bytes = bytes(graph)
             graph_pb2.GraphDef.FromString(graph_bytes)
-        elif isinstance(graph, graph_pb2.GraphDef):
+        elif is_message(graph, graph_pb2.GraphDef):
             graph_bytes = graph.SerializeToString()
         else:
             from tensorboard.graph import to_graph_def

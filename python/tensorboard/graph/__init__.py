@@ -20,13 +20,14 @@ from typing import Any
 
 from tensorboard.graph._builder import GraphBuilder
 from tensorboard.src import graph_pb2
+from tensorboard.src._pool import as_ours, is_message
 
 __all__ = ["to_graph_def", "framework_of", "GraphBuilder"]
 
 
 def framework_of(model: Any) -> str | None:
     """'graphdef', 'mxnet', 'pytorch', 'onnx' or None, decided without importing frameworks."""
-    if isinstance(model, graph_pb2.GraphDef):
+    if is_message(model, graph_pb2.GraphDef):  # ours or upstream's
         return "graphdef"
     modules = [c.__module__ or "" for c in type(model).__mro__]
     top = {m.split(".")[0] for m in modules}
@@ -59,8 +60,8 @@ def to_graph_def(model: Any, input_to_model: Any = None, **kwargs: Any) -> graph
     """
     kind = framework_of(model)
     if kind == "graphdef":
-        if isinstance(model, graph_pb2.GraphDef):
-            return model
+        if is_message(model, graph_pb2.GraphDef):
+            return as_ours(model, graph_pb2.GraphDef)
         graph = graph_pb2.GraphDef()
         graph.ParseFromString(bytes(model))
         return graph

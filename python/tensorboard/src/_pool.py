@@ -20,3 +20,17 @@ def message_class(full_name: str) -> type:
     from google.protobuf import message_factory
 
     return message_factory.GetMessageClass(POOL.FindMessageTypeByName(full_name))
+
+
+def is_message(value, cls: type) -> bool:
+    """True for an instance of our `cls` or of any other class with its full name (upstream's compat protos)."""
+    if isinstance(value, cls):
+        return True
+    descriptor = getattr(type(value), "DESCRIPTOR", None)
+    return (getattr(descriptor, "full_name", None) == cls.DESCRIPTOR.full_name
+            and callable(getattr(value, "SerializeToString", None)))
+
+
+def as_ours(value, cls: type):
+    """`value` as an instance of our `cls`: itself, or re-parsed from its bytes when it is upstream's class."""
+    return value if isinstance(value, cls) else cls.FromString(value.SerializeToString())

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Union
 
 from tensorboard.src import layout_pb2, summary_pb2
+from tensorboard.src._pool import as_ours, is_message
 from tensorboard.summary._common import make_metadata, make_string_tensor
 
 __all__ = ["custom_scalars", "layout_proto", "CONFIG_TAG"]
@@ -23,8 +24,8 @@ def _strings(items: Any, where: str) -> list:
 def layout_proto(layout: Union[Mapping[str, Mapping[str, Any]], layout_pb2.Layout]) -> layout_pb2.Layout:
     """A Layout from {category: {chart title: ['Multiline', [tag regexes]] or
     ['Margin', [value, lower, upper]]}} (tensorboardX's format); Layout protos pass through."""
-    if isinstance(layout, layout_pb2.Layout):
-        return layout
+    if is_message(layout, layout_pb2.Layout):  # ours or upstream's custom_scalar layout_pb2
+        return as_ours(layout, layout_pb2.Layout)
     if not isinstance(layout, Mapping) or not layout:
         raise TypeError(f"layout: expected a non-empty dict {{category: {{title: [kind, tags]}}}} or a Layout, "
                         f"got {type(layout).__name__}")

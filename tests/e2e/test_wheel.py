@@ -47,6 +47,11 @@ def test_wheel_declares_runtime_requirements(wheels):
                 "setuptools", "tensorboard-data-server", "werkzeug"):
         assert "Requires-Dist: " + req in meta, req
     assert "Provides-Extra: s3" in meta
+    with zipfile.ZipFile(wheels[0]) as zf:
+        entry_points = zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/entry_points.txt"))).decode()
+    # upstream's dynamic plugin registration, so in-process servers (tensorboard.program) get the projector
+    assert "[tensorboard_plugins]" in entry_points
+    assert "projector = tensorboard.plugins.projector.projector_plugin:ProjectorPlugin" in entry_points
 
 
 def test_installed_version_from_another_cwd_without_activation(venv, tmp_path):
@@ -79,6 +84,13 @@ def test_site_packages_tensorboard_is_our_logger(venv, tmp_path):
     path = subprocess.run([str(venv / "bin" / "python"), "-c", code], cwd=tmp_path, env=clean_env(),
                           check=True, capture_output=True, text=True).stdout.strip()
     assert path.endswith("site-packages/tensorboard/__init__.py")
-    renderer = subprocess.run([str(venv / "bin" / "python"), "-c", "import tensorboard.program"],
-                              cwd=tmp_path, env=clean_env(), capture_output=True, text=True)
-    assert renderer.returncode != 0  # upstream's modules are not importable from site-packages
+    # Upstream's modules resolve under our package, from the one copy in the renderer's runfiles.
+    probe = ("import tensorboard.program, tensorboard.summary.v1 as v1; print(tensorboard.program.__file__); "
+             "print(v1.__file__); print(tensorboard.SummaryWriter.__module__)")
+    program, v1, writer_module = subprocess.run([str(venv / "bin" / "python"), "-c", probe], cwd=tmp_path,
+                                                env=clean_env(), check=True, capture_output=True,
+                                                text=True).stdout.split()
+    runfiles_upstream = "site-packages/tensorboard_standalone_renderer/tensorboard.runfiles/tensorboard_renderer/"
+    assert runfiles_upstream + "tensorboard/program.py" in program
+    assert runfiles_upstream + "tensorboard/summary/v1.py" in v1
+    assert writer_module.startswith("tensorboard.")

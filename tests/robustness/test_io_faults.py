@@ -179,7 +179,7 @@ def test_file_size_limit_raises_efbig_and_keeps_flushed_events(tmp_path):
 
 UNPRIVILEGED_CHILD = """
     import json, os, sys, time, warnings
-    import tensorboard, tensorboard.distributed, tensorboard.convert  # before dropping privileges:
+    import tensorboard, tensorboard.writer, tensorboard.distributed, tensorboard.convert  # before dropping privileges:
     from tensorboard import event_file                                 # the interpreter lives under /root
     os.setgid(65534)
     os.setuid(65534)  # root bypasses permissions: act as nobody

@@ -341,7 +341,7 @@ def main(argv=None) -> int:
     summary = summarise(runs)
     head, rows = table_rows(summary, args.workloads, with_refs=not args.no_refs)
     text = render_text(head, rows)
-    crcs = {lib: summary[w][lib]["crc32c"] for w in summary for lib in summary[w] if lib in LIBS}
+    crcs = {lib: summary[w][lib]["crc32c"] for w in summary for lib in summary[w] if lib in LIBS + (TORCH_OURS,)}
     notes = [f"e2e = writer creation .. close() returned, median of {args.reps} fresh processes (± half the min-max "
              f"spread); × = tbx or torch e2e / ours (medians; best = fastest run of each); µs/call = time inside add_* per call; ΔRSS = peak RSS growth over the post-import, "
              f"post-data baseline. CRC-32C: " + ", ".join(f"{k}={v}" for k, v in crcs.items()) + "."]

@@ -316,3 +316,34 @@ def test_write_errors_are_raised_and_close_does_not_swallow_them(tmp_path):
     # what was written before the failure stays readable by upstream's reader, framing intact
     files = upstream_read(tmp_path / "ours")["runs"]["."]["files"]
     assert list(files.values())[0] >= 1
+
+
+def _add_in_child(writer, conn) -> None:
+    try:
+        writer.add_event(_scalar_event("x", 9.0, 9))
+        conn.send(None)
+    except Exception as err:
+        conn.send(f"{type(err).__name__}: {err}")
+
+
+def test_use_in_a_forked_child_raises_instead_of_losing_the_event(tmp_path):
+    """A writer inherited through fork() (torch DataLoader workers) has no writer thread in the child: upstream
+    queues the event there and silently never writes it; ours raises, and the parent's file stays intact."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    seen = {}
+    for name, cls in IMPLS.items():
+        writer = cls(str(tmp_path / name))
+        writer.add_event(_scalar_event("x", 1.0, 1))
+        parent_end, child_end = ctx.Pipe()
+        child = ctx.Process(target=_add_in_child, args=(writer, child_end))
+        child.start()
+        seen[name] = parent_end.recv()
+        child.join(60)
+        assert child.exitcode == 0
+        writer.add_event(_scalar_event("x", 2.0, 2))
+        writer.close()
+        assert [e.step for e in _events(tmp_path / name)[1:]] == [1, 2], name
+    assert seen["upstream"] is None  # accepted, never written
+    assert seen["ours"].startswith("OSError") and "fork" in seen["ours"]

@@ -4,7 +4,9 @@ Each (library, workload, repetition) runs in a fresh subprocess (bench/worker.py
 costs stay out of the timings and peak-RSS figures are comparable. Ours (and the plain-loop
 reference rows) run with this interpreter and PYTHONPATH=<repo>/python, so the source tree is
 measured; tensorboardX and torch run with <repo>/.venv-upstream/bin/python, because they need
-upstream's `tensorboard` package, which shares our import name.
+upstream's `tensorboard` package, which shares our import name. "torch-ours" is the same
+torch.utils.tensorboard code run with this interpreter and our source tree, so its
+`EventFileWriter` is ours: its rows compare torch on upstream's writer core with torch on ours.
 
 Prints a table of medians (with min-max spread) and ratios, checks the targets, and writes
 the raw runs to artifacts/bench/results.json (and a markdown table next to it).
@@ -32,8 +34,11 @@ sys.path.insert(0, BENCH)
 from workloads import SCALAR_WORKLOADS, WORKLOADS  # noqa: E402
 
 LIBS = ("ours", "tbx", "torch")
+TORCH_OURS = "torch-ours"  # torch.utils.tensorboard on our writer core
+# minimum e2e speed-up of torch.utils.tensorboard on our core over torch on upstream's core
+TORCH_OURS_TARGETS = {"scalars_1tag": 3.0, "scalars_100tags": 3.0}
 REFS = ("ref-hand", "ref-pre")
-LABELS = {"ours": "ours", "tbx": "tensorboardX 2.6.5", "torch": "torch.utils.tensorboard",
+LABELS = {"ours": "ours", "tbx": "tensorboardX 2.6.5", "torch": "torch.utils.tensorboard", TORCH_OURS: "torch.utils.tensorboard on our core",
           "ref-hand": "ref: plain loop, hand-encoded", "ref-pre": "ref: plain loop, pre-encoded"}
 # target: minimum e2e speed-up over tensorboardX, maximum caller µs per add_* call
 TARGETS = {"scalars_1tag": (20.0, 3.0), "scalars_100tags": (20.0, 3.0), "histograms": (3.0, None),
@@ -64,7 +69,8 @@ def preflight(libs) -> tuple[list, dict]:
         python, env = env_for(lib)
         probe = {"ours": "import tensorboard, tensorboard.crc32c as c; print(tensorboard.__file__, tensorboard.__version__, c.IMPLEMENTATION)",
                  "tbx": "import tensorboardX, tensorboardX.crc32c as c; print(tensorboardX.__version__, 'crc32c' if c._crc32c_native else 'python')",
-                 "torch": "import torch, tensorboard; print(torch.__version__, 'cuda' if torch.version.cuda else 'cpu', tensorboard.__version__)"}.get(lib)
+                 "torch": "import torch, tensorboard; print(torch.__version__, 'cuda' if torch.version.cuda else 'cpu', tensorboard.__version__)",
+                 TORCH_OURS: "import torch, tensorboard.summary.writer.event_file_writer as w; print(torch.__version__, w.__file__)"}.get(lib)
         if probe is None:
             keep.append(lib)
             continue
@@ -77,7 +83,7 @@ def preflight(libs) -> tuple[list, dict]:
             print(f"!! {lib}: not importable with {python}; skipped\n   {proc.stderr.strip().splitlines()[-1:]}")
             continue
         info[lib] = proc.stdout.strip()
-        if lib == "ours" and os.path.join(REPO, "python") not in proc.stdout:
+        if lib in ("ours", TORCH_OURS) and os.path.join(REPO, "python") not in proc.stdout:
             print(f"!! ours: imported {proc.stdout.strip()}, not the source tree under {REPO}/python")
         if lib == "tbx" and not proc.stdout.startswith("2.6.5"):
             print(f"!! tensorboardX is {proc.stdout.split()[0]}, the spec says 2.6.5")
@@ -154,6 +160,7 @@ def summarise(runs: list[dict]) -> dict:
                 "checked": any("scan" in r for r in rs),
             }
     for workload, by_lib in summary.items():
+        _torch_ours_verdicts(workload, by_lib)
         ours = by_lib.get("ours")
         if not ours:
             continue
@@ -171,6 +178,16 @@ def summarise(runs: list[dict]) -> dict:
         verdicts["data"] = not ours["problems"]
         ours["targets"] = verdicts
     return summary
+
+
+def _torch_ours_verdicts(workload: str, by_lib: dict) -> None:
+    """torch.utils.tensorboard on our core vs on upstream's: ratio and target, kept in by_lib[TORCH_OURS]."""
+    torch_ours, torch_up = by_lib.get(TORCH_OURS), by_lib.get("torch")
+    if torch_ours and torch_up and workload in TORCH_OURS_TARGETS:
+        torch_ours["ratio_vs_torch"] = torch_up["e2e_median_s"] / torch_ours["e2e_median_s"]
+        torch_ours["ratio_vs_torch_best"] = torch_up["e2e_min_s"] / torch_ours["e2e_min_s"]
+        torch_ours["targets"] = {"speed": torch_ours["ratio_vs_torch"] >= TORCH_OURS_TARGETS[workload],
+                                 "data": not torch_ours["problems"]}
 
 
 def _secs(s: dict | None) -> str:
@@ -212,15 +229,23 @@ def table_rows(summary: dict, workloads, with_refs: bool) -> tuple[list[str], li
     for workload in workloads:
         by_lib = summary.get(workload, {})
         ours = by_lib.get("ours")
-        if not ours:
-            continue
         tbx, torch = by_lib.get("tbx"), by_lib.get("torch")
-        rss = "/".join(f"{by_lib[lib]['rss_delta_median_mb']:.1f}" if lib in by_lib else "-" for lib in LIBS)
-        want, met = target_text(workload, ours)
-        rows.append([workload, _secs(ours), _secs(tbx), _secs(torch),
-                     _ratio(ours, "tbx"), _ratio(ours, "torch"),
-                     _us(ours["us_per_call_median"]), _us(tbx["us_per_call_median"]) if tbx else "-", rss, want, met])
-        if with_refs:
+        if ours:
+            rss = "/".join(f"{by_lib[lib]['rss_delta_median_mb']:.1f}" if lib in by_lib else "-" for lib in LIBS)
+            want, met = target_text(workload, ours)
+            rows.append([workload, _secs(ours), _secs(tbx), _secs(torch),
+                         _ratio(ours, "tbx"), _ratio(ours, "torch"),
+                         _us(ours["us_per_call_median"]), _us(tbx["us_per_call_median"]) if tbx else "-", rss, want,
+                         met])
+        torch_ours = by_lib.get(TORCH_OURS)
+        if torch_ours and "targets" in torch_ours:
+            missed = [k for k, ok in torch_ours["targets"].items() if not ok]
+            rows.append([f"{workload}: {LABELS[TORCH_OURS]}", _secs(torch_ours), "", _secs(torch), "", _ratio(torch_ours, "torch"),
+                         _us(torch_ours["us_per_call_median"]), "",
+                         f"{torch_ours['rss_delta_median_mb']:.1f}/-/{torch['rss_delta_median_mb']:.1f}" if torch else "-",
+                         f"≥{TORCH_OURS_TARGETS[workload]:g}× torch on upstream's core",
+                         "YES" if not missed else "NO: " + ", ".join(missed)])
+        if with_refs and ours:
             for ref in REFS:
                 if ref in by_lib:
                     r = by_lib[ref]
@@ -263,7 +288,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=3, help="fresh-process repetitions per measurement (median)")
     parser.add_argument("--workloads", nargs="+", choices=list(WORKLOADS), default=list(WORKLOADS))
-    parser.add_argument("--libs", nargs="+", choices=list(LIBS), default=list(LIBS))
+    parser.add_argument("--libs", nargs="+", choices=list(LIBS) + [TORCH_OURS], default=list(LIBS) + [TORCH_OURS])
     parser.add_argument("--no-refs", action="store_true", help="skip the plain-loop reference rows")
     parser.add_argument("--no-extras", action="store_true", help="skip bench/startup.py and bench/soak.py")
     parser.add_argument("--crc", choices=("installed", "python"), default="installed",
@@ -278,6 +303,8 @@ def main(argv=None) -> int:
     machine_info = machine()
     libs, env_info = preflight(args.libs)
     lib_order = libs + ([] if args.no_refs else list(REFS))
+    if TORCH_OURS in libs and "torch" not in libs:
+        print(f"!! {TORCH_OURS} is measured against torch on upstream's core: add --libs torch")
     os.makedirs(args.out, exist_ok=True)
     tmp_root = tempfile.mkdtemp(prefix="tb-bench-")
     print(f"bench: {', '.join(f'{k}={v}' for k, v in env_info.items())}")
@@ -286,7 +313,8 @@ def main(argv=None) -> int:
     try:
         for rep in range(args.reps):
             for workload in args.workloads:
-                order = [lib for lib in lib_order if lib in libs or (lib in REFS and workload in SCALAR_WORKLOADS)]
+                order = [lib for lib in lib_order if (lib in libs and (lib != TORCH_OURS or workload in TORCH_OURS_TARGETS))
+                         or (lib in REFS and workload in SCALAR_WORKLOADS)]
                 order = order[rep % len(order):] + order[:rep % len(order)]  # rotate: spread drift across libs
                 for lib in order:
                     r = run_one(lib, workload, args.crc, check=(rep == 0), tmp_root=tmp_root, timeout=args.timeout)
@@ -313,7 +341,7 @@ def main(argv=None) -> int:
     summary = summarise(runs)
     head, rows = table_rows(summary, args.workloads, with_refs=not args.no_refs)
     text = render_text(head, rows)
-    crcs = {lib: summary[w][lib]["crc32c"] for w in summary for lib in summary[w] if lib in LIBS}
+    crcs = {lib: summary[w][lib]["crc32c"] for w in summary for lib in summary[w] if lib in LIBS + (TORCH_OURS,)}
     notes = [f"e2e = writer creation .. close() returned, median of {args.reps} fresh processes (± half the min-max "
              f"spread); × = tbx or torch e2e / ours (medians; best = fastest run of each); µs/call = time inside add_* per call; ΔRSS = peak RSS growth over the post-import, "
              f"post-data baseline. CRC-32C: " + ", ".join(f"{k}={v}" for k, v in crcs.items()) + "."]
@@ -342,7 +370,8 @@ def main(argv=None) -> int:
     with open(os.path.join(args.out, "table.md"), "w") as f:
         f.write(render_markdown(head, rows) + "\n\n" + "\n\n".join(notes) + "\n")
     print(f"bench: wrote {os.path.relpath(args.out, REPO)}/results.json and table.md in {elapsed:.0f} s")
-    all_met = all(all(s.get("targets", {}).values()) for by in summary.values() for s in [by.get("ours", {})])
+    all_met = all(all(s.get("targets", {}).values()) for by in summary.values()
+                  for s in [by.get("ours", {}), by.get(TORCH_OURS, {})])
     extras_ok = all("error" not in r and r.get("target_met", True) for r in extras.values())
     return 0 if all_met and extras_ok and not errors else 1
 

@@ -1,8 +1,8 @@
 """One measurement in a fresh process: `worker.py LIB WORKLOAD LOGDIR [--crc python]`, prints one JSON line.
 
-LIB: ours | tbx | torch | ref-hand | ref-pre. bench/run.py starts it with the right interpreter:
-ours and the reference rows with the main one (PYTHONPATH=<repo>/python), tensorboardX and
-torch.utils.tensorboard with .venv-upstream's (their `tensorboard` is upstream's).
+LIB: ours | tbx | torch | torch-ours | ref-hand | ref-pre. bench/run.py starts it with the right
+interpreter: ours, torch-ours and the reference rows with the main one (PYTHONPATH=<repo>/python),
+tensorboardX and torch.utils.tensorboard with .venv-upstream's (their `tensorboard` is upstream's).
 """
 from __future__ import annotations
 
@@ -42,6 +42,18 @@ def load(lib: str):
 
         info.update(module=upstream.__file__, version=f"torch {torch.__version__} / tensorboard {upstream.__version__}",
                     crc32c="python")  # upstream's record writer always uses its pure-Python CRC
+        return SummaryWriter, info
+    if lib == "torch-ours":  # torch.utils.tensorboard unchanged, its EventFileWriter served by our core
+        import tensorboard
+        import tensorboard.crc32c
+        import torch
+        from tensorboard.summary.writer import event_file_writer
+        from torch.utils.tensorboard import SummaryWriter
+
+        if not event_file_writer.__file__.startswith(os.path.dirname(tensorboard.__file__)):
+            raise SystemExit(f"torch-ours: EventFileWriter comes from {event_file_writer.__file__}, not ours")
+        info.update(module=event_file_writer.__file__, version=f"torch {torch.__version__} / ours {tensorboard.__version__}",
+                    crc32c=tensorboard.crc32c.IMPLEMENTATION)
         return SummaryWriter, info
     raise SystemExit(f"unknown library {lib!r}")
 

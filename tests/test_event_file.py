@@ -53,7 +53,20 @@ def test_first_record_is_file_version(tmp_path):
     events = list(read_events(writer.path))
     assert events[0].file_version == "brain.Event:2"
     assert events[0].wall_time > 0
+    assert not events[0].HasField("source_metadata")
     assert len(events) == 2
+
+
+def test_source_writer_goes_into_every_files_first_record(tmp_path):
+    """source_writer (upstream's EventFileWriter names its module there) is in the first record of each file."""
+    with event_file.EventFileWriter(str(tmp_path), source_writer="some.writer", max_file_bytes=200) as writer:
+        for step in range(1, 30):
+            writer.write(scalar(step))
+    assert len(writer.paths) > 1
+    for path in writer.paths:
+        first = next(iter(read_events(path)))
+        assert (first.file_version, first.source_metadata.writer) == ("brain.Event:2", "some.writer")
+    assert len(upstream_run(tmp_path)["files"]) == len(writer.paths)
 
 
 def test_flush_puts_everything_on_disk(tmp_path):
@@ -121,6 +134,8 @@ def test_bad_arguments_are_named(tmp_path):
         event_file.EventFileWriter(str(tmp_path), flush_secs=-1)
     with pytest.raises(ValueError, match="filename_suffix"):
         event_file.EventFileWriter(str(tmp_path), filename_suffix="a/b")
+    with pytest.raises(ValueError, match="source_writer"):
+        event_file.EventFileWriter(str(tmp_path), source_writer=b"x")
 
 
 def test_flush_secs_writes_without_flush_call(tmp_path):

@@ -65,9 +65,14 @@ def _file_stamp(path: str) -> int:
         return 0
 
 
-def _header_record() -> bytes:
-    return record.frame(wire.event_header(time.time(), 0) + b"\x1a" + wire.varint(len(FILE_VERSION))
-                        + FILE_VERSION.encode())
+def _header_record(source_writer: str = "") -> bytes:
+    """The first record of every file: Event{wall_time, file_version[, source_metadata{writer}]}."""
+    body = wire.event_header(time.time(), 0) + b"\x1a" + wire.varint(len(FILE_VERSION)) + FILE_VERSION.encode()
+    if source_writer:
+        name = source_writer.encode()
+        inner = b"\x0a" + wire.varint(len(name)) + name  # SourceMetadata.writer = 1
+        body += b"\x52" + wire.varint(len(inner)) + inner  # Event.source_metadata = 10
+    return record.frame(body)
 
 
 class _Barrier:
@@ -95,11 +100,13 @@ class EventFileWriter:
         gone or damaged, and warn again once writing works.
     max_file_bytes: start a new event file (a later name in the same run) once the current one
         is this big; default None for local files, 16 MiB on object stores (bounds the upload buffer).
+    source_writer: recorded in each file's first event as `source_metadata.writer` (upstream's
+        EventFileWriter records its module name there); empty: no source_metadata.
     """
 
     def __init__(self, logdir: str, max_queue: int = 10, flush_secs: float = 120, filename_suffix: str = "",
                  max_pending_bytes: int = DEFAULT_MAX_PENDING_BYTES, fsync: bool = False, storage=None,
-                 on_error: str = "raise", max_file_bytes: int | None = None):
+                 on_error: str = "raise", max_file_bytes: int | None = None, source_writer: str = ""):
         if not isinstance(max_queue, int) or max_queue < 1:
             raise ValueError(f"max_queue must be a positive int, got {max_queue!r}")
         if not isinstance(flush_secs, (int, float)) or not flush_secs > 0:
@@ -110,7 +117,10 @@ class EventFileWriter:
             raise ValueError(f"on_error must be one of {ON_ERROR_CHOICES}, got {on_error!r}")
         if max_file_bytes is not None and (not isinstance(max_file_bytes, int) or max_file_bytes < 1):
             raise ValueError(f"max_file_bytes must be a positive int or None, got {max_file_bytes!r}")
+        if not isinstance(source_writer, str):
+            raise ValueError(f"source_writer must be a str, got {source_writer!r}")
         self.logdir = os.fspath(logdir)
+        self._source_writer = source_writer
         self._storage = storage or storage_for(self.logdir)
         self._suffix = filename_suffix
         self._max_queue = max_queue
@@ -280,7 +290,7 @@ class EventFileWriter:
         self._storage.makedirs(self.logdir)
         new = self._storage.open_append(path)
         try:
-            new.write(_header_record())
+            new.write(_header_record(self._source_writer))
             new.flush(self._fsync)
         except BaseException:
             try:

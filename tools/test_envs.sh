@@ -5,6 +5,7 @@
 #                  tensorboardX and torch for the side-by-side benchmarks
 #   .venv-protobuf-floor  protobuf at the floor of our declared range (6.31.1)
 #   .venv-mxnet    MXNet 1.9.1 with numpy 1.23.5 (tools/mxnet_env.sh)
+#   .venv-ecosystem our wheel under torch.utils.tensorboard, Lightning, transformers, accelerate, tbparse, IPython
 # PyTorch always comes from the CPU wheel in /opt/wheels, never from PyPI (CUDA builds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +49,27 @@ if ! stamp_ok .venv-protobuf-floor "$FLOOR_DEPS"; then
   python3 -m venv .venv-protobuf-floor
   .venv-protobuf-floor/bin/pip install -q $FLOOR_DEPS
   stamp .venv-protobuf-floor "$FLOOR_DEPS"
+fi
+
+# -- ecosystem: the libraries that use upstream's `tensorboard`, on our wheel ---------------------
+# .venv-ecosystem: CPU torch first (a constraint keeps every later install on it), then OUR wheel as
+# the `tensorboard` distribution, then Lightning, transformers, accelerate, tbparse and IPython from
+# PyPI, which must keep our wheel (they depend on `tensorboard`). Restamped when the wheel changes.
+ECO_DEPS="lightning==2.6.* transformers==5.* accelerate==1.* tbparse==0.0.9 ipython==9.* pandas moviepy==1.0.3 matplotlib"
+OUR_WHEEL=$(ls -t dist/tensorboard-*+standalone*.whl 2>/dev/null | head -n1 || true)
+[ -n "$OUR_WHEEL" ] || die "no dist/tensorboard-*+standalone*.whl: run 'make install' first"
+ECO_STAMP="$ECO_DEPS $TORCH_WHEEL $(sha256sum "$OUR_WHEEL" | cut -d' ' -f1)"
+if ! stamp_ok .venv-ecosystem "$ECO_STAMP"; then
+  log "creating .venv-ecosystem (torch from $TORCH_WHEEL, $OUR_WHEEL, $ECO_DEPS)"
+  rm -rf .venv-ecosystem
+  python3 -m venv .venv-ecosystem
+  echo "torch==$(basename "$TORCH_WHEEL" | cut -d- -f2)" > .venv-ecosystem/constraints.txt
+  .venv-ecosystem/bin/pip install -q "$TORCH_WHEEL"
+  .venv-ecosystem/bin/pip install -q "$OUR_WHEEL"
+  .venv-ecosystem/bin/pip install -q -c .venv-ecosystem/constraints.txt $ECO_DEPS
+  ours=$(.venv-ecosystem/bin/python -c 'from importlib.metadata import version; print(version("tensorboard"))')
+  [[ "$ours" == *+standalone* ]] || die ".venv-ecosystem: pip replaced our tensorboard with $ours"
+  stamp .venv-ecosystem "$ECO_STAMP"
 fi
 
 # -- MXNet ---------------------------------------------------------------------------------------

@@ -1,0 +1,42 @@
+"""Lightning's default logger on our wheel: `Trainer()` with no logger argument picks its
+TensorBoardLogger (its metadata check sees our `tensorboard` distribution) and logs a fit."""
+from eco_helpers import run_eco
+from upstream import upstream_read
+
+SCRIPT = """
+import json
+import torch
+import lightning as L
+from lightning.fabric.loggers.tensorboard import _TENSORBOARD_AVAILABLE  # a metadata check
+from lightning.pytorch.loggers import TensorBoardLogger
+
+class Tiny(L.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.Linear(4, 1)
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        loss = torch.nn.functional.mse_loss(self.layer(x), y)
+        self.log("train_loss", loss)
+        return loss
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=0.1)
+
+torch.manual_seed(0)
+x = torch.randn(64, 4)
+data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, x.sum(1, keepdim=True)), batch_size=8)
+trainer = L.Trainer(max_epochs=1, default_root_dir="root", log_every_n_steps=2, enable_progress_bar=False,
+                    enable_model_summary=False, enable_checkpointing=False, accelerator="cpu")
+trainer.fit(Tiny(), data)
+print(json.dumps({"available": bool(_TENSORBOARD_AVAILABLE), "logger": type(trainer.logger).__name__,
+                  "log_dir": trainer.logger.log_dir}))
+"""
+
+
+def test_default_trainer_logs_through_tensorboard(tmp_path):
+    out = run_eco(SCRIPT, tmp_path)
+    assert out["available"] and out["logger"] == "TensorBoardLogger"
+    runs = upstream_read(tmp_path / "root")["runs"]
+    (run,) = [r for name, r in runs.items() if name.startswith("lightning_logs/version_0")]
+    assert [s for s, _, _ in run["scalars"]["train_loss"]] == [1, 3, 5, 7]
+    assert "epoch" in run["scalars"]

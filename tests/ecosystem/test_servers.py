@@ -1,0 +1,132 @@
+"""Upstream's ways of starting a server, on our wheel: `%load_ext tensorboard` + `%tensorboard` in
+IPython, `python -m tensorboard.main` and `tensorboard.program.TensorBoard`. Each serves a logdir
+our logger wrote, on 127.0.0.1, and is stopped by the test."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+import urllib.request
+
+from eco_helpers import eco_env, eco_python, run_eco
+
+WRITE = """
+import tensorboard
+with tensorboard.SummaryWriter("logs/run") as w:
+    for step in range(5):
+        w.add_scalar("loss", 1.0 / (step + 1), step)
+"""
+DEADLINE_S = 180  # guards against a hang only
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get_json(url: str):
+    with urllib.request.urlopen(url, timeout=30) as resp:
+        return json.loads(resp.read())
+
+
+def wait_for(url: str, proc: subprocess.Popen | None = None):
+    deadline = time.monotonic() + DEADLINE_S
+    while True:
+        try:
+            return get_json(url)
+        except OSError:
+            if proc is not None and proc.poll() is not None:
+                raise AssertionError(f"server exited with {proc.returncode}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{url} never answered")
+            time.sleep(0.3)
+
+
+def processes_mentioning(text: str) -> list[int]:
+    """Pids whose command line contains `text` (to prove nothing is left running)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if text.encode() in f.read():
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def test_ipython_tensorboard_magic_starts_our_launcher(tmp_path):
+    run_eco(WRITE, tmp_path)
+    port = free_port()
+    out = run_eco(f"""
+        import json, os, signal, time, urllib.request
+        from IPython.core.interactiveshell import InteractiveShell
+        from tensorboard import manager
+        shell = InteractiveShell.instance()
+        shell.run_line_magic("load_ext", "tensorboard")
+        shell.run_line_magic("tensorboard", "--logdir logs --port {port} --host 127.0.0.1")
+        info, = [i for i in manager.get_all() if i.port == {port}]
+        with urllib.request.urlopen("http://127.0.0.1:{port}/data/runs", timeout=30) as resp:
+            runs = json.loads(resp.read())
+        deadline = time.monotonic() + 60
+        while "run" not in runs and time.monotonic() < deadline:
+            time.sleep(0.5)
+            with urllib.request.urlopen("http://127.0.0.1:{port}/data/runs", timeout=30) as resp:
+                runs = json.loads(resp.read())
+        os.kill(info.pid, signal.SIGTERM)
+        print(json.dumps({{"pid": info.pid, "runs": runs}}))
+    """, tmp_path)
+    assert out["runs"] == ["run"]
+    deadline = time.monotonic() + 30
+    while processes_mentioning(str(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not processes_mentioning(str(tmp_path)), "the %tensorboard server is still running"
+
+
+def test_python_m_tensorboard_main_serves_with_every_plugin(tmp_path):
+    run_eco(WRITE, tmp_path)
+    port = free_port()
+    proc = subprocess.Popen([eco_python(), "-m", "tensorboard.main", "--logdir", "logs", "--port", str(port),
+                             "--host", "127.0.0.1"], cwd=str(tmp_path), env=eco_env(), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        listing = wait_for(f"http://127.0.0.1:{port}/data/plugins_listing", proc)
+        assert {"scalars", "projector", "hparams", "timeseries"} <= set(listing)
+        deadline = time.monotonic() + 60
+        while wait_for(f"http://127.0.0.1:{port}/data/runs") != ["run"] and time.monotonic() < deadline:
+            time.sleep(0.5)
+        tags = get_json(f"http://127.0.0.1:{port}/data/plugin/scalars/tags")
+        assert "loss" in tags["run"]
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
+def test_program_tensorboard_in_process(tmp_path):
+    run_eco(WRITE, tmp_path)
+    port = free_port()
+    out = run_eco(f"""
+        import json, time, urllib.request
+        from tensorboard import program
+        tb = program.TensorBoard()
+        tb.configure(argv=[None, "--logdir", "logs", "--port", "{port}", "--host", "127.0.0.1", "--load_fast", "false"])
+        url = tb.launch()
+        deadline = time.monotonic() + 60
+        while True:
+            with urllib.request.urlopen(url + "data/plugin/scalars/tags", timeout=30) as resp:
+                tags = json.loads(resp.read())
+            if "run" in tags or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        with urllib.request.urlopen(url + "data/plugins_listing", timeout=30) as resp:
+            plugins = sorted(json.loads(resp.read()))
+        print(json.dumps({{"url": url, "tags": tags, "plugins": plugins}}))
+    """, tmp_path)  # the server thread ends with the interpreter
+    assert out["url"] == f"http://127.0.0.1:{port}/"
+    assert "loss" in out["tags"]["run"] and "projector" in out["plugins"]

@@ -81,7 +81,7 @@ def decode_file(run: RunData, stream: BinaryIO, path: str, file_id: int, skip_da
     try:
         for buf, base, starts, ends in scan_spans(stream, path, on_truncated=on_truncated):
             s_tags, s_steps, s_walls = scalars.tags.append, scalars.steps.append, scalars.walls.append
-            s_files, s_values = scalars.files.append, scalars.values.append
+            s_files, s_values = scalars.files.append, scalars.values.append  # purges edit columns in place
             for i in range(len(starts)):
                 start = pos = starts[i]
                 end = ends[i]
@@ -163,10 +163,6 @@ def decode_file(run: RunData, stream: BinaryIO, path: str, file_id: int, skip_da
                     raise
                 except Exception as err:  # protobuf's DecodeError, a varint running off the end, ...
                     raise CorruptEventFileError(f"record is not an Event ({err})", base + start - 12, path) from None
-                # a purge rebuilds the store's columns: re-bind the appenders
-                if s_steps.__self__ is not scalars.steps:
-                    s_tags, s_steps, s_walls = scalars.tags.append, scalars.steps.append, scalars.walls.append
-                    s_files, s_values = scalars.files.append, scalars.values.append
     except CorruptEventFileError as err:
         if not skip_damaged:
             raise

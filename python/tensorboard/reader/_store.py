@@ -55,10 +55,10 @@ class KindStore:
         keep = [i for i, (s, t) in enumerate(zip(self.steps, self.tags)) if s < step or (ids is not None and t not in ids)]
         if len(keep) == len(self.steps):
             return
-        for name in ("tags", "steps", "walls", "files", "values"):
+        for name in ("tags", "steps", "walls", "files", "values"):  # in place: decoders hold bound appenders
             column = getattr(self, name)
             picked = [column[i] for i in keep]
-            setattr(self, name, array(column.typecode, picked) if isinstance(column, array) else picked)
+            column[:] = array(column.typecode, picked) if isinstance(column, array) else picked
 
 
 KINDS = ("scalars", "histograms", "images", "audio", "tensors")

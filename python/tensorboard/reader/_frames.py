@@ -151,16 +151,28 @@ def build_frame(runs: list[RunData], kind: str, pivot: bool, extra_columns: set)
         return _pivot(columns, flat["run"][natural], flat["file_id"][natural], runs,
                       base + optional, use_dir, use_file, pd)
     order = np.lexsort(keys) if len(keys) > 2 else _two_key_order(keys[1], keys[0])
-    columns: dict[str, object] = {"step": flat["steps"][order], "tag": names_arr[flat["tag_rank"][order]]}
+    columns: dict[str, object] = {"step": flat["steps"][order], "tag": _strings(all_names, flat["tag_rank"][order], pd)}
     for c in base + optional:
         columns[c] = flat[c][order]
     if "wall_time" in extra_columns:
         columns["wall_time"] = flat["walls"][order]
     if use_dir:
-        columns["dir_name"] = np.asarray(dir_names, dtype=object)[flat["dir_rank"][order]]
+        columns["dir_name"] = _strings(dir_names, flat["dir_rank"][order], pd)
     if use_file:
-        columns["file_name"] = np.asarray(file_names, dtype=object)[flat["file_rank"][order]]
+        columns["file_name"] = _strings(file_names, flat["file_rank"][order], pd)
     return pd.DataFrame(columns)
+
+
+def _strings(names: list[str], codes: np.ndarray, pd):
+    """names[codes] as pandas' default string column; built in Arrow from the few distinct names when
+    pandas stores strings in Arrow (as pandas 3 does with pyarrow installed), else as an object array."""
+    dtype = pd.Series(["x"]).dtype
+    if getattr(dtype, "storage", None) == "pyarrow":
+        import pyarrow as pa
+
+        dictionary = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), pa.array(names, pa.large_string()))
+        return pd.array(dictionary.cast(pa.large_string()), dtype=dtype)
+    return np.asarray(names, dtype=object)[codes]
 
 
 def _two_key_order(primary: np.ndarray, secondary: np.ndarray) -> np.ndarray:

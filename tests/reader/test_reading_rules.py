@@ -127,3 +127,31 @@ def test_many_files_read_in_name_order(tmp_path):
     frame = SummaryReader(tmp_path, extra_columns={"file_name"}).scalars
     assert list(frame.file_name) == ["events.out.tfevents.09.h"] * 2 + ["events.out.tfevents.10.h"] * 2 + \
         ["events.out.tfevents.11.h"] * 2
+
+
+def test_grouped_crc_check_finds_one_bad_record_among_thousands(tmp_path):
+    path = tmp_path / "events.out.tfevents.1.host"
+    write_events(path, [event(s, loss=float(s)) for s in range(5000)])
+    data = bytearray(path.read_bytes())
+    offsets, pos = [], 0
+    while pos < len(data):
+        offsets.append(pos)
+        pos += 16 + struct.unpack_from("<Q", data, pos)[0]
+    for victim, byte in ((offsets[3001], 20), (offsets[4321], -1)):  # a payload byte; a stored CRC byte
+        damaged = bytearray(data)
+        end = victim + 16 + struct.unpack_from("<Q", damaged, victim)[0]
+        damaged[victim + byte if byte > 0 else end + byte] ^= 0x01
+        path.write_bytes(bytes(damaged))
+        with pytest.raises(CorruptEventFileError, match=rf"at byte {victim}: payload CRC mismatch"):
+            SummaryReader(tmp_path)
+        with pytest.warns(DamagedFileWarning):
+            kept = SummaryReader(tmp_path, skip_damaged=True).scalars
+        assert list(kept.step) == list(range(offsets.index(victim) - 1))  # record 0 is the file version
+
+
+def test_huge_steps_and_out_of_order_steps_in_bulk(tmp_path):
+    steps = [2 ** 40 + i for i in range(300)] + list(range(100, 400))  # 6-byte varints; then a restart
+    write_events(tmp_path / "events.out.tfevents.1.host", [event(s, x=float(i)) for i, s in enumerate(steps)],
+                 version=False)
+    frame = SummaryReader(tmp_path).scalars
+    assert list(frame.step) == list(range(100, 400))  # the lower steps purge the orphaned higher ones

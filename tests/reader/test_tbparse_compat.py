@@ -67,3 +67,21 @@ def test_one_file_as_log_path(mixed_logdir):
     path = next((mixed_logdir / "tbx").glob("events.out.tfevents.*"))
     theirs = tbparse_frames(path, extra_columns={"dir_name", "file_name"})
     assert_same(SummaryReader(path, extra_columns={"dir_name", "file_name"}).scalars, theirs["scalars"])
+
+
+def test_large_logs_take_the_bulk_path_and_still_equal_tbparse(tmp_path):
+    """Thousands of plain scalar records (decoded column-wise) mixed with histograms and text (one by one)."""
+    with tensorboard.SummaryWriter(str(tmp_path / "big")) as writer:
+        for step in range(0, 60000, 17):  # steps from 1 to 3 varint bytes
+            writer.add_scalar("a", step * 0.5, step)
+            writer.add_scalar("b/c", -step, step)
+            if step % 1700 == 0:
+                writer.add_histogram("h", np.arange(step % 50 + 1.0), step)
+                writer.add_text("t", f"at {step}", step)
+    write_peer_logs("tbx", tmp_path / "tbx")
+    kwargs = {"extra_columns": {"wall_time", "dir_name"}}
+    theirs = tbparse_frames(tmp_path, **kwargs)
+    reader = SummaryReader(tmp_path, **kwargs)
+    assert len(reader.scalars) > 7000
+    for kind in KINDS:
+        assert_same(reader.get_events(kind), theirs[kind])

@@ -74,125 +74,129 @@ def _histo(buf, pos: int, end: int):
 def decode_file(run: RunData, stream: BinaryIO, path: str, file_id: int, skip_damaged: bool = False,
                 on_truncated=None) -> int:
     """Adds every event of `stream` to `run`; returns the number of events read."""
-    from tensorboard.src import event_pb2
-
-    scalars = run.scalars
-    scalar_keys, histo_keys = run.scalar_keys, run.histo_keys
-    d, f = _D, _F
     count = 0
     try:
         for buf, base, starts, ends in scan_spans(stream, path, on_truncated=on_truncated):
-            s_tags, s_steps, s_walls = scalars.tags.append, scalars.steps.append, scalars.walls.append
-            s_files, s_values = scalars.files.append, scalars.values.append  # purges edit columns in place
             as_lists = None
             for lo, hi, bulk in _segments(buf, starts, ends):
-              if bulk is not None and _append_bulk(run, bulk, lo, hi, file_id):
-                  count += hi - lo
-                  continue
-              if as_lists is None:  # the one-by-one path works on Python ints
-                  as_lists = starts, ends = starts.tolist(), ends.tolist()
-              for i in range(lo, hi):
-                  start = pos = starts[i]
-                  end = ends[i]
-                  count += 1
-                  try:
-                      fast = None
-                      if pos < end:
-                          b = buf[pos]
-                          wall = 0.0
-                          step = 0
-                          if b == 0x09:
-                              wall = d(buf, pos + 1)[0]
-                              pos += 9
-                              b = buf[pos] if pos < end else 0
-                          if b == 0x10:
-                              step = buf[pos + 1]
-                              if not step & 0x80:
-                                  pos += 2
-                              elif not buf[pos + 2] & 0x80:  # steps below 16384: two bytes, decoded inline
-                                  step = (step & 0x7F) | (buf[pos + 2] << 7)
-                                  pos += 3
-                              else:
-                                  step, pos = _varint(buf, pos + 1)
-                                  if step >= 1 << 63:
-                                      step -= 1 << 64
-                              b = buf[pos] if pos < end else 0
-                          if b == 0x2A:
-                              length = buf[pos + 1]
-                              if length & 0x80:
-                                  length, pos = _varint(buf, pos + 1)
-                              else:
-                                  pos += 2
-                              if pos + length == end:
-                                  # the common case first: one plain scalar value (cached tag key)
-                                  if buf[pos] == 0x0A and buf[end - 5] == 0x15 and buf[pos + 1] == end - pos - 2:
-                                      tid = scalar_keys.get(buf[pos + 2:end - 4])
-                                      if tid is not None:
-                                          if step < run.most_recent_step:
-                                              run.before_summary(step, [scalars.tag_names[tid]])
-                                          run.most_recent_step = step
-                                          s_tags(tid)
-                                          s_steps(step)
-                                          s_walls(wall)
-                                          s_files(file_id)
-                                          s_values(f(buf, end - 4)[0])
-                                          continue
-                                  fast = []
-                                  while pos < end:
-                                      if buf[pos] != 0x0A:
-                                          fast = None
-                                          break
-                                      vlen = buf[pos + 1]
-                                      if vlen & 0x80:
-                                          vlen, pos = _varint(buf, pos + 1)
-                                      else:
-                                          pos += 2
-                                      vend = pos + vlen
-                                      if vend > end:
-                                          fast = None
-                                          break
-                                      if buf[vend - 5] == 0x15:
-                                          key = buf[pos:vend - 4]
-                                          tid = scalar_keys.get(key)
-                                          if tid is None:
-                                              tag = _tag_prefix(key, 0x15)
-                                              if tag is not None:
-                                                  tid = scalar_keys[key] = scalars.tag_id(tag)
-                                          if tid is not None:
-                                              fast.append((tid, f(buf, vend - 4)[0]))
-                                              pos = vend
-                                              continue
-                                      row = _fast_histo(buf, pos, vend, histo_keys)
-                                      if row is None:
-                                          fast = None
-                                          break
-                                      fast.append(row)
-                                      pos = vend
-                      if fast is None:
-                          event = event_pb2.Event.FromString(buf[start:end])
-                          run.process_event(event, file_id)
-                          continue
-                      if step < run.most_recent_step:
-                          run.before_summary(step, [scalars.tag_names[v[0]] if len(v) == 2 else v[1] for v in fast])
-                      run.most_recent_step = step
-                      for v in fast:
-                          if len(v) == 2:
-                              s_tags(v[0])
-                              s_steps(step)
-                              s_walls(wall)
-                              s_files(file_id)
-                              s_values(v[1])
-                          else:
-                              run.histograms.add(v[1], step, wall, file_id, v[2])
-                  except CorruptEventFileError:
-                      raise
-                  except Exception as err:  # protobuf's DecodeError, a varint running off the end, ...
-                      raise CorruptEventFileError(f"record is not an Event ({err})", base + start - 12, path) from None
+                if bulk is None or not _append_bulk(run, bulk, lo, hi, file_id):
+                    if as_lists is None:  # the one-by-one path works on Python ints
+                        as_lists = starts, ends = starts.tolist(), ends.tolist()
+                    _one_by_one(run, buf, base, starts, ends, lo, hi, path, file_id)
+                count += hi - lo
     except CorruptEventFileError as err:
         if not skip_damaged:
             raise
         warnings.warn(f"{err}; the rest of this file is skipped", DamagedFileWarning, stacklevel=2)
     return count
+
+
+def _one_by_one(run: RunData, buf: bytes, base: int, starts: list[int], ends: list[int], lo: int, hi: int,
+                path: str, file_id: int) -> None:
+    """Decodes records lo..hi one at a time: raw-byte fast paths for scalars and HistogramProtos, else protobuf."""
+    from tensorboard.src import event_pb2
+
+    scalars = run.scalars
+    s_tags, s_steps, s_walls = scalars.tags.append, scalars.steps.append, scalars.walls.append
+    s_files, s_values = scalars.files.append, scalars.values.append  # purges edit columns in place
+    scalar_keys, histo_keys = run.scalar_keys, run.histo_keys
+    d, f = _D, _F
+    for i in range(lo, hi):
+        start = pos = starts[i]
+        end = ends[i]
+        try:
+            fast = None
+            if pos < end:
+                b = buf[pos]
+                wall = 0.0
+                step = 0
+                if b == 0x09:
+                    wall = d(buf, pos + 1)[0]
+                    pos += 9
+                    b = buf[pos] if pos < end else 0
+                if b == 0x10:
+                    step = buf[pos + 1]
+                    if not step & 0x80:
+                        pos += 2
+                    elif not buf[pos + 2] & 0x80:  # steps below 16384: two bytes, decoded inline
+                        step = (step & 0x7F) | (buf[pos + 2] << 7)
+                        pos += 3
+                    else:
+                        step, pos = _varint(buf, pos + 1)
+                        if step >= 1 << 63:
+                            step -= 1 << 64
+                    b = buf[pos] if pos < end else 0
+                if b == 0x2A:
+                    length = buf[pos + 1]
+                    if length & 0x80:
+                        length, pos = _varint(buf, pos + 1)
+                    else:
+                        pos += 2
+                    if pos + length == end:
+                        # the common case first: one plain scalar value (cached tag key)
+                        if buf[pos] == 0x0A and buf[end - 5] == 0x15 and buf[pos + 1] == end - pos - 2:
+                            tid = scalar_keys.get(buf[pos + 2:end - 4])
+                            if tid is not None:
+                                if step < run.most_recent_step:
+                                    run.before_summary(step, [scalars.tag_names[tid]])
+                                run.most_recent_step = step
+                                s_tags(tid)
+                                s_steps(step)
+                                s_walls(wall)
+                                s_files(file_id)
+                                s_values(f(buf, end - 4)[0])
+                                continue
+                        fast = []
+                        while pos < end:
+                            if buf[pos] != 0x0A:
+                                fast = None
+                                break
+                            vlen = buf[pos + 1]
+                            if vlen & 0x80:
+                                vlen, pos = _varint(buf, pos + 1)
+                            else:
+                                pos += 2
+                            vend = pos + vlen
+                            if vend > end:
+                                fast = None
+                                break
+                            if buf[vend - 5] == 0x15:
+                                key = buf[pos:vend - 4]
+                                tid = scalar_keys.get(key)
+                                if tid is None:
+                                    tag = _tag_prefix(key, 0x15)
+                                    if tag is not None:
+                                        tid = scalar_keys[key] = scalars.tag_id(tag)
+                                if tid is not None:
+                                    fast.append((tid, f(buf, vend - 4)[0]))
+                                    pos = vend
+                                    continue
+                            row = _fast_histo(buf, pos, vend, histo_keys)
+                            if row is None:
+                                fast = None
+                                break
+                            fast.append(row)
+                            pos = vend
+            if fast is None:
+                event = event_pb2.Event.FromString(buf[start:end])
+                run.process_event(event, file_id)
+                continue
+            if step < run.most_recent_step:
+                run.before_summary(step, [scalars.tag_names[v[0]] if len(v) == 2 else v[1] for v in fast])
+            run.most_recent_step = step
+            for v in fast:
+                if len(v) == 2:
+                    s_tags(v[0])
+                    s_steps(step)
+                    s_walls(wall)
+                    s_files(file_id)
+                    s_values(v[1])
+                else:
+                    run.histograms.add(v[1], step, wall, file_id, v[2])
+        except CorruptEventFileError:
+            raise
+        except Exception as err:  # protobuf's DecodeError, a varint running off the end, ...
+            raise CorruptEventFileError(f"record is not an Event ({err})", base + start - 12, path) from None
 
 
 def _fast_histo(buf, pos: int, vend: int, histo_keys: dict):

@@ -165,9 +165,10 @@ def renderer_plugins():
 
 
 def run_export(workspace_root, args):
-    """`tensorboard export ARGS`: our logger's exporter, imported from the runfiles copy of our package."""
+    """`tensorboard export ARGS`: our logger package's exporter (the installed one; in a source
+    checkout, the tree next to this file). The renderer is never imported for it."""
     ours = os.path.join(workspace_root, "python")
-    if os.path.isdir(os.path.join(ours, "tensorboard")):
+    if os.path.isfile(os.path.join(ours, "tensorboard", "__init__.py")):  # runfiles hold only _version.py
         sys.path.insert(0, ours)
     from tensorboard.reader import export  # pylint: disable=import-outside-toplevel
 

@@ -112,27 +112,31 @@ def build_frame(runs: list[RunData], kind: str, pivot: bool, extra_columns: set)
     rank_of = {n: r for r, n in enumerate(all_names)}
     dir_names = sorted({_dir_name(run) for _, run, _ in blocks})
     file_names = sorted({os.path.basename(p) for _, run, _ in blocks for p in run.files})
-    cols: dict[str, list] = {"tag_rank": [], "steps": [], "walls": [], "dir_rank": [], "file_rank": [],
-                             "run": [], "file_id": [], "tag_id": []}
+    use_dir, use_file = "dir_name" in extra_columns, "file_name" in extra_columns
+    # only the columns this frame needs: the long form sorts by (dir, file,) tag, step alone
+    wanted = {"tag_rank", "steps"} | ({"walls"} if "wall_time" in extra_columns else set()) | \
+        ({"dir_rank"} if use_dir or pivot else set()) | ({"file_rank"} if use_file or pivot else set()) | \
+        ({"run", "file_id", "tag_id"} if pivot else set())
+    cols: dict[str, list] = {k: [] for k in wanted}
     values: dict[str, list] = {c: [] for c in base + optional}
     for i, run, b in blocks:
-        ranks = np.asarray([rank_of[n] for n in b["names"]], np.int64)
         n = len(b["steps"])
-        cols["tag_rank"].append(ranks[b["tag_ids"]])
-        cols["steps"].append(b["steps"])
-        cols["walls"].append(b["walls"])
-        cols["dir_rank"].append(np.full(n, dir_names.index(_dir_name(run)), np.int64))
-        file_map = np.asarray([file_names.index(os.path.basename(p)) for p in run.files], np.int64)
-        cols["file_rank"].append(file_map[b["files"]])
-        cols["run"].append(np.full(n, i, np.int64))
-        cols["file_id"].append(b["files"])
-        cols["tag_id"].append(b["tag_ids"])
+        parts = {"tag_rank": lambda: np.asarray([rank_of[x] for x in b["names"]], np.int32)[b["tag_ids"]],
+                 "steps": lambda: b["steps"], "walls": lambda: b["walls"],
+                 "dir_rank": lambda: np.full(n, dir_names.index(_dir_name(run)), np.int32),
+                 "file_rank": lambda: np.asarray([file_names.index(os.path.basename(p)) for p in run.files],
+                                                 np.int32)[b["files"]],
+                 "run": lambda: np.full(n, i, np.int32), "file_id": lambda: b["files"], "tag_id": lambda: b["tag_ids"]}
+        for k in wanted:
+            cols[k].append(parts[k]())
         for c in values:
             values[c].append(b[c])
-    flat = {k: np.concatenate(v) for k, v in cols.items()}
+        b.clear()  # drop this run's views as soon as they are copied
+    flat = {k: np.concatenate(v) if len(v) > 1 else np.asarray(v[0]) for k, v in cols.items()}
+    cols.clear()
     for c, parts in values.items():
         flat[c] = np.concatenate([np.asarray(p, dtype=object) if isinstance(p, list) else p for p in parts])
-    use_dir, use_file = "dir_name" in extra_columns, "file_name" in extra_columns
+    values.clear()
     if pivot:  # rows in tbparse's pre-merge order: run, file, tag (first seen), event; then by step
         keys = [np.arange(len(flat["steps"])), flat["tag_id"], flat["file_id"], flat["run"], flat["steps"]]
     else:
@@ -151,16 +155,18 @@ def build_frame(runs: list[RunData], kind: str, pivot: bool, extra_columns: set)
         return _pivot(columns, flat["run"][natural], flat["file_id"][natural], runs,
                       base + optional, use_dir, use_file, pd)
     order = np.lexsort(keys) if len(keys) > 2 else _two_key_order(keys[1], keys[0])
-    columns: dict[str, object] = {"step": flat["steps"][order], "tag": _strings(all_names, flat["tag_rank"][order], pd)}
+    del keys
+    columns: dict[str, object] = {"step": flat.pop("steps")[order],
+                                  "tag": _strings(all_names, flat.pop("tag_rank")[order], pd)}
     for c in base + optional:
-        columns[c] = flat[c][order]
+        columns[c] = flat.pop(c)[order]
     if "wall_time" in extra_columns:
-        columns["wall_time"] = flat["walls"][order]
+        columns["wall_time"] = flat.pop("walls")[order]
     if use_dir:
-        columns["dir_name"] = _strings(dir_names, flat["dir_rank"][order], pd)
+        columns["dir_name"] = _strings(dir_names, flat.pop("dir_rank")[order], pd)
     if use_file:
-        columns["file_name"] = _strings(file_names, flat["file_rank"][order], pd)
-    return pd.DataFrame(columns)
+        columns["file_name"] = _strings(file_names, flat.pop("file_rank")[order], pd)
+    return pd.DataFrame(columns, copy=False)
 
 
 def _strings(names: list[str], codes: np.ndarray, pd):
@@ -181,7 +187,7 @@ def _two_key_order(primary: np.ndarray, secondary: np.ndarray) -> np.ndarray:
     span = (int(secondary.max()) - lo + 1) if len(secondary) else 1
     top = int(primary.max()) + 1 if len(primary) else 1
     if span * top < (1 << 62):
-        return np.argsort(primary * span + (secondary - lo), kind="stable")
+        return np.argsort(primary.astype(np.int64) * span + (secondary - lo), kind="stable")
     return np.lexsort((secondary, primary))
 
 

@@ -42,6 +42,19 @@ if ! stamp_ok .venv-upstream "$UP_DEPS $TORCH_WHEEL"; then
   stamp .venv-upstream "$UP_DEPS $TORCH_WHEEL"
 fi
 
+# -- reading logs back (issue 9): the [data] extra + DuckDB in .venv; tbparse, the reference reader,
+#    in .venv-upstream (it depends on the PyPI `tensorboard` distribution, so never into .venv) -----
+DATA_DEPS="pandas pyarrow duckdb"
+if ! .venv/bin/python -c "import pandas, pyarrow, duckdb" 2>/dev/null; then
+  log "installing $DATA_DEPS into .venv"
+  .venv/bin/pip install -q $DATA_DEPS
+fi
+TBPARSE_DEPS="tbparse pandas"
+if ! .venv-upstream/bin/python -c "import tbparse, pandas" 2>/dev/null; then
+  log "installing $TBPARSE_DEPS into .venv-upstream"
+  .venv-upstream/bin/pip install -q $TBPARSE_DEPS
+fi
+
 # -- protobuf floor --------------------------------------------------------------------------------
 FLOOR_DEPS="protobuf==6.31.1 numpy pillow crc32c"
 if ! stamp_ok .venv-protobuf-floor "$FLOOR_DEPS"; then

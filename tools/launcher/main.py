@@ -13,7 +13,9 @@ package, which is also called `tensorboard` and is installed in site-packages:
 * an `s3://` logdir forces `--load_fast=false` (the Rust data server cannot
   read S3);
 * `--version` prints our version and the renderer's;
-* TENSORBOARD_STANDALONE_VERBOSE=1 prints where the renderer was imported from.
+* TENSORBOARD_STANDALONE_VERBOSE=1 prints where the renderer was imported from;
+* `tensorboard export ...` runs our logger package's exporter (tensorboard.reader.export),
+  not the renderer.
 
 Every other flag is passed through to upstream unchanged.
 """
@@ -162,10 +164,23 @@ def renderer_plugins():
     return plugins
 
 
+def run_export(workspace_root, args):
+    """`tensorboard export ARGS`: our logger package's exporter (the installed one; in a source
+    checkout, the tree next to this file). The renderer is never imported for it."""
+    ours = os.path.join(workspace_root, "python")
+    if os.path.isfile(os.path.join(ours, "tensorboard", "__init__.py")):  # runfiles hold only _version.py
+        sys.path.insert(0, ours)
+    from tensorboard.reader import export  # pylint: disable=import-outside-toplevel
+
+    return export.main(args)
+
+
 def main(argv=None):
-    """Entry point: run upstream TensorBoard with our defaults."""
+    """Entry point: run upstream TensorBoard with our defaults (or our exporter for `export`)."""
     argv = list(sys.argv if argv is None else argv)
     workspace_root, renderer_root = runfiles_paths(__file__)
+    if argv[1:2] == ["export"]:
+        return run_export(workspace_root, argv[2:])
     renderer = isolate_renderer(renderer_root)
     if os.environ.get("TENSORBOARD_STANDALONE_VERBOSE"):
         print("%s: renderer %s" % (PRODUCT, renderer.__file__), file=sys.stderr)

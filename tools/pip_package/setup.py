@@ -45,6 +45,9 @@ EXTRAS_REQUIRE = {
     # Floors matter: unpinned, pip may pair a new boto3 with s3fs 0.4 (2019), which cannot
     # take an endpoint_url.
     "s3": ["fsspec>=2023.1.0", "s3fs>=2023.1.0", "boto3"],
+    # tensorboard.reader.SummaryReader (DataFrames), `tensorboard export` (Parquet via pyarrow),
+    # image decoding in SummaryReader.images (Pillow).
+    "data": ["pandas>=2.0", "pyarrow>=14", "pillow"],
 }
 
 

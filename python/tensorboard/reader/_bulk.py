@@ -1,0 +1,65 @@
+"""Column-at-a-time decoding of plain scalar events (wall_time, step, one tag + simple_value), the bulk
+of most logs: NumPy reads every field of a chunk's records at once instead of one event at a time."""
+from __future__ import annotations
+
+import numpy as np
+
+_MAX_STEP_BYTES = 5  # steps below 2**35 decode here; larger ones take the per-event path
+_HASH_MUL = np.uint64(0x100000001B3)
+
+
+def plain_scalars(buf: bytes, starts, ends):
+    """(ok mask, steps, walls, values, key starts, key lengths, key hashes) for the chunk's records.
+
+    `ok[i]` is True when record i is exactly Event{wall_time, step, summary{value{tag, simple_value}}}
+    (the layout every logger writes for a scalar); the other columns are meaningful only there.
+    """
+    data = np.frombuffer(buf, np.uint8)
+    last = len(data) - 1
+    s = np.asarray(starts, np.int64)
+    e = np.asarray(ends, np.int64)
+
+    def at(index):
+        return data[np.clip(index, 0, last)]
+
+    ok = (e - s >= 20) & (at(s) == 0x09) & (at(s + 9) == 0x10)
+    p = s + 10  # first step byte
+    steps = np.zeros(len(s), np.int64)
+    width = np.zeros(len(s), np.int64)
+    done = np.zeros(len(s), bool)
+    for k in range(_MAX_STEP_BYTES):
+        byte = at(p + k).astype(np.int64)
+        take = ~done
+        steps[take] |= (byte[take] & 0x7F) << (7 * k)
+        ends_here = take & (byte < 0x80)
+        width[ends_here] = k + 1
+        done |= ends_here
+    ok &= done
+    q = p + width  # the summary field
+    ok &= at(q) == 0x2A
+    ok &= (at(q + 1) < 0x80) & (q + 2 + at(q + 1) == e)
+    ok &= (at(q + 2) == 0x0A) & (at(q + 3) < 0x80) & (q + 4 + at(q + 3) == e)
+    key_len = at(q + 5).astype(np.int64)
+    ok &= (at(q + 4) == 0x0A) & (key_len < 0x80) & (q + 6 + key_len + 5 == e) & (at(e - 5) == 0x15)
+    walls = data[np.clip(s[:, None] + 1 + np.arange(8), 0, last)].copy().view("<f8").ravel()
+    values = data[np.clip(e[:, None] - 4 + np.arange(4), 0, last)].copy().view("<f4").ravel().astype(np.float64)
+    key_start = q + 6
+    return ok, steps, walls, values, key_start, key_len
+
+
+def key_ids(data: np.ndarray, key_start: np.ndarray, key_len: np.ndarray):
+    """(inverse, first index, keys as bytes) grouping equal tag keys exactly (hash, then verified)."""
+    longest = int(key_len.max()) if len(key_len) else 0
+    cols = np.arange(longest)
+    matrix = data[np.clip(key_start[:, None] + cols, 0, len(data) - 1)]
+    matrix[cols[None, :] >= key_len[:, None]] = 0
+    h = key_len.astype(np.uint64)
+    with np.errstate(over="ignore"):
+        for k in range(longest):
+            h = h * _HASH_MUL + matrix[:, k].astype(np.uint64)
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    same = (matrix == matrix[first[inverse]]).all(axis=1) & (key_len == key_len[first[inverse]])
+    if not same.all():
+        return None  # a hash collision: let the caller fall back
+    keys = [bytes(matrix[i, :key_len[i]]) for i in first]
+    return inverse.ravel(), first, keys

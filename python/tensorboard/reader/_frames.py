@@ -1,0 +1,301 @@
+"""Per-kind pandas DataFrames in tbparse's layouts, built column-wise from the run stores.
+
+Long form: `step`, `tag`, value column(s), then the asked-for extra columns (`wall_time`, `dir_name`,
+`file_name`), rows sorted by (dir_name, file_name when asked,) tag, step. Wide form (pivot): one
+column per tag, rows merged per step (several values of one cell become a list).
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from tensorboard.reader._kinds import AUDIO, HISTOGRAMS, HPARAMS, IMAGES, SCALARS, TENSORS, TEXT
+from tensorboard.reader._store import RunData
+from tensorboard.reader._values import decode_image, decode_wav, tensor_to_numpy
+
+HPARAMS_START_TAG = "_hparams_/session_start_info"
+TEXT_SUFFIX = "/text_summary"
+TRAILING = ("wall_time", "dir_name", "file_name")
+# per kind: the value columns always present, then the optional ones an extra column switches on
+_VALUE_COLUMNS = {SCALARS: (("value",), ()), TENSORS: (("value",), ()), TEXT: (("value",), ()),
+                  HISTOGRAMS: (("counts", "limits"), ("max", "min", "num", "sum", "sum_squares")),
+                  IMAGES: (("value",), ("height", "width")),
+                  AUDIO: (("value",), ("content_type", "length_frames", "sample_rate")),
+                  HPARAMS: (("value",), ())}
+
+
+def _dir_name(run: RunData) -> str:
+    return "" if run.name == "." else run.name.replace(os.sep, "/")
+
+
+def _plugin_tags(run: RunData, plugin: str) -> set:
+    return set(run.plugin_content.get(plugin, ()))
+
+
+def _block(run: RunData, kind: str, optional: tuple) -> dict | None:
+    """Columns of one run for `kind`, in the run's event order (tag ids, steps, wall times, files, values)."""
+    store = run.scalars if kind == SCALARS else run.histograms if kind == HISTOGRAMS else \
+        run.images if kind == IMAGES else run.audio if kind == AUDIO else run.tensors
+    if not len(store):
+        return None
+    tag_ids = np.frombuffer(store.tags, np.int32) if len(store.tags) else np.zeros(0, np.int32)
+    names = list(store.tag_names)
+    keep = None
+    if kind in (TENSORS, TEXT):
+        text_tags = _plugin_tags(run, "text")
+        if kind == TEXT:
+            wanted = [name in text_tags for name in names]
+        else:
+            hidden = text_tags | _plugin_tags(run, "hparams")
+            wanted = [name not in hidden for name in names]
+        keep = np.asarray(wanted, bool)[tag_ids]
+        if not keep.any():
+            return None
+        if kind == TEXT:
+            names = [n[:-len(TEXT_SUFFIX)] if n.endswith(TEXT_SUFFIX) else n for n in names]
+    block = {"tag_ids": tag_ids, "names": names,
+             "steps": np.frombuffer(store.steps, np.int64), "walls": np.frombuffer(store.walls, np.float64),
+             "files": np.frombuffer(store.files, np.int32)}
+    if kind == SCALARS:
+        block["value"] = np.frombuffer(store.values, np.float64)
+    elif kind == HISTOGRAMS:
+        rows = store.values
+        block["counts"] = _objects(r[6] for r in rows)
+        block["limits"] = _objects(r[5] for r in rows)
+        for i, name in enumerate(("min", "max", "num", "sum", "sum_squares")):
+            if name in optional:
+                block[name] = np.fromiter((r[i] for r in rows), np.float64, len(rows))
+    elif kind == IMAGES:
+        block["value"] = _objects(decode_image(r[2]) for r in store.values)
+        block["width"] = [r[0] for r in store.values]
+        block["height"] = [r[1] for r in store.values]
+    elif kind == AUDIO:
+        block["value"] = _objects(decode_wav(r[3]) for r in store.values)
+        block["content_type"] = [r[0] for r in store.values]
+        block["length_frames"] = [r[1] for r in store.values]
+        block["sample_rate"] = [r[2] for r in store.values]
+    else:
+        values = store.values if keep is None else [v for v, k in zip(store.values, keep) if k]
+        if kind == TEXT:
+            block["value"] = _objects(tensor_to_numpy(t).item().decode("utf-8") for t in values)
+        else:
+            arrays = (tensor_to_numpy(t) for t in values)
+            block["value"] = _objects(a.item() if a.shape == () else a for a in arrays)
+    if keep is not None:
+        for key in ("tag_ids", "steps", "walls", "files"):
+            block[key] = block[key][keep]
+    return block
+
+
+def _objects(items) -> np.ndarray:
+    """A 1-D object array (never broadcast into 2-D, even when every item is an equal-length array)."""
+    items = list(items)
+    out = np.empty(len(items), dtype=object)
+    for i, item in enumerate(items):
+        out[i] = item
+    return out
+
+
+def build_frame(runs: list[RunData], kind: str, pivot: bool, extra_columns: set):
+    """The DataFrame of `kind` for `runs`, as tbparse lays it out."""
+    import pandas as pd
+
+    if kind == HPARAMS:
+        return _hparams_frame(runs, pivot, extra_columns, pd)
+    base, optional = _VALUE_COLUMNS[kind]
+    optional = tuple(c for c in optional if c in extra_columns)
+    blocks = [(i, run, b) for i, run in enumerate(runs) if (b := _block(run, kind, optional)) is not None]
+    if not blocks:
+        return pd.DataFrame()
+    all_names = sorted({n for _, _, b in blocks for n in b["names"]})
+    rank_of = {n: r for r, n in enumerate(all_names)}
+    dir_names = sorted({_dir_name(run) for _, run, _ in blocks})
+    file_names = sorted({os.path.basename(p) for _, run, _ in blocks for p in run.files})
+    use_dir, use_file = "dir_name" in extra_columns, "file_name" in extra_columns
+    # only the columns this frame needs: the long form sorts by (dir, file,) tag, step alone
+    wanted = {"tag_rank", "steps"} | ({"walls"} if "wall_time" in extra_columns else set()) | \
+        ({"dir_rank"} if use_dir or pivot else set()) | ({"file_rank"} if use_file or pivot else set()) | \
+        ({"run", "file_id", "tag_id"} if pivot else set())
+    cols: dict[str, list] = {k: [] for k in wanted}
+    values: dict[str, list] = {c: [] for c in base + optional}
+    for i, run, b in blocks:
+        n = len(b["steps"])
+        parts = {"tag_rank": lambda: np.asarray([rank_of[x] for x in b["names"]], np.int32)[b["tag_ids"]],
+                 "steps": lambda: b["steps"], "walls": lambda: b["walls"],
+                 "dir_rank": lambda: np.full(n, dir_names.index(_dir_name(run)), np.int32),
+                 "file_rank": lambda: np.asarray([file_names.index(os.path.basename(p)) for p in run.files],
+                                                 np.int32)[b["files"]],
+                 "run": lambda: np.full(n, i, np.int32), "file_id": lambda: b["files"], "tag_id": lambda: b["tag_ids"]}
+        for k in wanted:
+            cols[k].append(parts[k]())
+        for c in values:
+            values[c].append(b[c])
+        b.clear()  # drop this run's views as soon as they are copied
+    flat = {k: np.concatenate(v) if len(v) > 1 else np.asarray(v[0]) for k, v in cols.items()}
+    cols.clear()
+    for c, parts in values.items():
+        flat[c] = np.concatenate([np.asarray(p, dtype=object) if isinstance(p, list) else p for p in parts])
+    values.clear()
+    if pivot:  # rows in tbparse's pre-merge order: run, file, tag (first seen), event; then by step
+        keys = [np.arange(len(flat["steps"])), flat["tag_id"], flat["file_id"], flat["run"], flat["steps"]]
+    else:
+        keys = [flat["steps"], flat["tag_rank"]]
+    keys += ([flat["file_rank"]] if use_file else []) + ([flat["dir_rank"]] if use_dir else [])
+    names_arr = np.asarray(all_names, dtype=object)
+    if pivot:
+        natural = np.lexsort(keys[:4])  # run, file, tag (first seen), event: tbparse's order before sorting
+        columns = {"step": flat["steps"][natural], "tag": names_arr[flat["tag_rank"][natural]],
+                   "dir_name": np.asarray(dir_names, dtype=object)[flat["dir_rank"][natural]],
+                   "file_name": np.asarray(file_names, dtype=object)[flat["file_rank"][natural]]}
+        for c in base + optional:
+            columns[c] = flat[c][natural]
+        if "wall_time" in extra_columns:
+            columns["wall_time"] = flat["walls"][natural]
+        return _pivot(columns, flat["run"][natural], flat["file_id"][natural], runs,
+                      base + optional, use_dir, use_file, pd)
+    order = np.lexsort(keys) if len(keys) > 2 else _two_key_order(keys[1], keys[0])
+    del keys
+    columns: dict[str, object] = {"step": flat.pop("steps")[order],
+                                  "tag": _strings(all_names, flat.pop("tag_rank")[order], pd)}
+    for c in base + optional:
+        columns[c] = flat.pop(c)[order]
+    if "wall_time" in extra_columns:
+        columns["wall_time"] = flat.pop("walls")[order]
+    if use_dir:
+        columns["dir_name"] = _strings(dir_names, flat.pop("dir_rank")[order], pd)
+    if use_file:
+        columns["file_name"] = _strings(file_names, flat.pop("file_rank")[order], pd)
+    return pd.DataFrame(columns, copy=False)
+
+
+def _strings(names: list[str], codes: np.ndarray, pd):
+    """names[codes] as pandas' default string column; built in Arrow from the few distinct names when
+    pandas stores strings in Arrow (as pandas 3 does with pyarrow installed), else as an object array."""
+    dtype = pd.Series(["x"]).dtype
+    if getattr(dtype, "storage", None) == "pyarrow":
+        import pyarrow as pa
+
+        dictionary = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), pa.array(names, pa.large_string()))
+        return pd.array(dictionary.cast(pa.large_string()), dtype=dtype)
+    return np.asarray(names, dtype=object)[codes]
+
+
+def _two_key_order(primary: np.ndarray, secondary: np.ndarray) -> np.ndarray:
+    """Stable order by (primary, secondary) with one argsort of a combined key when it fits in int64."""
+    lo = int(secondary.min()) if len(secondary) else 0
+    span = (int(secondary.max()) - lo + 1) if len(secondary) else 1
+    top = int(primary.max()) + 1 if len(primary) else 1
+    if span * top < (1 << 62):
+        return np.argsort(primary.astype(np.int64) * span + (secondary - lo), kind="stable")
+    return np.lexsort((secondary, primary))
+
+
+def _is_null(x) -> bool:
+    return x is None or (isinstance(x, float) and x != x) or (isinstance(x, np.floating) and np.isnan(x))
+
+
+def _merge(cell: list):
+    kept = []
+    for x in cell:
+        if isinstance(x, list):
+            kept.extend(x)
+        elif not _is_null(x):
+            kept.append(x)
+    return np.nan if not kept else kept[0] if len(kept) == 1 else kept
+
+
+def _pivot(columns: dict, row_runs, row_files, runs: list[RunData], fields: tuple, use_dir: bool, use_file: bool, pd):
+    """Wide form: one column per tag (or `tag/field`), one row per (dir_name, file_name,) step.
+
+    tbparse merges file by file and then directory by directory (sorting by step at every level,
+    unstably when the step is the only key); the same tree walk here gives the same cells and lists.
+    """
+    steps, tags, walls = columns["step"], columns["tag"], columns.get("wall_time")
+    leaves: dict[tuple, list] = {}
+    for i in range(len(steps)):
+        leaves.setdefault((int(row_runs[i]), int(row_files[i])), []).append(i)
+    tree: dict = {}
+    for (r, f), rows in leaves.items():
+        node = tree
+        for part in ([] if runs[r].name == "." else runs[r].name.split(os.sep)):
+            node = node.setdefault(part, {})
+        table = []
+        for i in rows:
+            cells = {(tags[i] if field == "value" else f"{tags[i]}/{field}"): columns[field][i] for field in fields}
+            if walls is not None:
+                cells["\0wall"] = walls[i]
+            table.append(((columns["dir_name"][i], columns["file_name"][i], int(steps[i])), cells))
+        node[os.path.basename(runs[r].files[f])] = table
+    quick = not (use_dir or use_file)
+
+    def merged(node) -> list:
+        if isinstance(node, list):
+            rows = node
+        else:
+            rows = [row for name in sorted(node) for row in merged(node[name])]
+        if quick:
+            order = np.argsort(np.asarray([k[2] for k, _ in rows], np.int64), kind="quicksort")
+            rows = [rows[i] for i in order]
+        else:
+            rows = sorted(rows, key=lambda row: ((row[0][0],) if use_dir else ()) + ((row[0][1],) if use_file else ())
+                          + (row[0][2],))
+        groups: dict[tuple, dict[str, list]] = {}
+        for key, cells in rows:
+            group_key = (key[0] if use_dir else None, key[1] if use_file else None, key[2])
+            group = groups.setdefault(group_key, {})
+            for name, value in cells.items():
+                group.setdefault(name, []).append(value)
+        return [((k[0], k[1], k[2]), {n: _merge(v) for n, v in cells.items()}) for k, cells in groups.items()]
+
+    table = merged(tree)
+    middle = sorted({name for _, cells in table for name in cells if name != "\0wall"})
+    out: dict[str, list] = {"step": [k[2] for k, _ in table]}
+    for name in middle:
+        out[name] = [cells.get(name, np.nan) for _, cells in table]
+    if walls is not None:
+        out["wall_time"] = [cells["\0wall"] for _, cells in table]
+    if use_dir:
+        out["dir_name"] = [k[0] for k, _ in table]
+    if use_file:
+        out["file_name"] = [k[1] for k, _ in table]
+    return pd.DataFrame(out)
+
+
+def _hparams_frame(runs: list[RunData], pivot: bool, extra_columns: set, pd):
+    """Hyperparameters of each run's session start info: `tag` (name) and `value`."""
+    from tensorboard.src import hparams_pb2
+
+    rows = []  # (dir_name, file_name, name, value)
+    for run in runs:
+        content = run.plugin_content.get("hparams", {}).get(HPARAMS_START_TAG)
+        if content is None:
+            continue
+        start = hparams_pb2.HParamsPluginData.FromString(content).session_start_info
+        for name, value in start.hparams.items():
+            listed = value.ListFields()
+            rows.append((_dir_name(run), os.path.basename(run.files[0]), name, listed[0][1] if listed else np.nan))
+    if not rows:
+        return pd.DataFrame()
+    use_dir, use_file = "dir_name" in extra_columns, "file_name" in extra_columns
+    key = lambda r: ((r[0],) if use_dir else ()) + ((r[1],) if use_file else ()) + (() if pivot else (r[2],))
+    rows = sorted(rows, key=key)
+    if not pivot:
+        out = {"tag": [r[2] for r in rows], "value": [r[3] for r in rows]}
+    else:
+        groups: dict[tuple, dict[str, list]] = {}
+        for r in rows:
+            groups.setdefault(key(r), {}).setdefault(r[2], []).append(r[3])
+        middle = sorted({n for cells in groups.values() for n in cells})
+        out = {n: [_merge(cells[n]) if n in cells else np.nan for cells in groups.values()] for n in middle}
+        rows = [(k[0] if use_dir else "", k[-1] if use_file else "") for k in groups]
+        if use_dir:
+            out["dir_name"] = [r[0] for r in rows]
+        if use_file:
+            out["file_name"] = [r[1] for r in rows]
+        return pd.DataFrame(out)
+    if use_dir:
+        out["dir_name"] = [r[0] for r in rows]
+    if use_file:
+        out["file_name"] = [r[1] for r in rows]
+    return pd.DataFrame(out)

@@ -1,0 +1,186 @@
+"""Record scanning: walks an event file in large chunks, checks both CRCs of every record natively,
+and hands out payload spans (no per-record objects), so decoders can work on the raw bytes."""
+from __future__ import annotations
+
+import struct
+import warnings
+from typing import BinaryIO, Iterator
+
+from tensorboard.crc32c import crc32c
+from tensorboard.record import MAX_RECORD_BYTES, CorruptRecordError, _read_bounded
+
+_LEN = struct.Struct("<Q").unpack_from
+CHUNK_BYTES = 1 << 20  # 1 MiB: big enough to amortise reads and NumPy calls, small enough to keep memory flat
+
+
+class CorruptEventFileError(CorruptRecordError):
+    """An event file is damaged before its end (bad CRC, impossible length, unparsable event)."""
+
+
+class TruncatedTailWarning(UserWarning):
+    """An event file ends inside a record (its writer was killed mid-write); the partial record is skipped."""
+
+
+class DamagedFileWarning(UserWarning):
+    """A damaged event file was cut short at the damage because the caller asked to skip damaged files."""
+
+
+def scan_spans(stream: BinaryIO, path: str, chunk_bytes: int = CHUNK_BYTES,
+               on_truncated=None) -> Iterator[tuple]:
+    """Yields (buffer, file offset of buffer[0], payload starts, payload ends as int64 arrays) per chunk.
+
+    Raises CorruptEventFileError (naming `path` and the record's byte offset) on a CRC mismatch or
+    an impossible length, after yielding the records before it; warns TruncatedTailWarning (and calls
+    `on_truncated(offset)`) and stops when the file ends inside a record.
+    """
+    import numpy as np
+
+    read = stream.read
+    buf = b""
+    base = 0  # file offset of buf[0]
+    need = 0  # bytes the pending record at buf[0] needs in all
+    heads_ok: dict[int, int] = {}  # record length -> its verified masked CRC
+    eof = False
+    while not eof:
+        want = max(chunk_bytes, need - len(buf))
+        more = _read_bounded(read, want) if want > chunk_bytes else read(want)
+        if len(more) < want:
+            eof = True
+        buf = buf + more if buf else more
+        n = len(buf)
+        # Walk the record chain (each record's length says where the next starts) at C speed.
+        positions = _walk(buf, n)
+        if not positions:
+            if eof:
+                break
+            need = 12
+            continue
+        data = np.frombuffer(buf, np.uint8)
+        pos = np.asarray(positions, np.int64)
+        heads = data[pos[:, None] + np.arange(12)].copy()
+        lengths = heads[:, :8].view("<u8").ravel()
+        head_crcs = heads[:, 8:].view("<u4").ravel()
+        bad_head = _first_bad_head(buf, positions, lengths, head_crcs, heads_ok)
+        if bad_head is not None:
+            positions, lengths = positions[:bad_head], lengths[:bad_head]
+        pos = pos[:len(positions)]
+        ends = pos + 12 + lengths.astype(np.int64)
+        pending = None
+        if len(positions) and ends[-1] + 4 > n:  # the last record continues in the next read
+            pending = positions.pop()
+            ends = ends[:-1]
+            lengths = lengths[:-1]
+            pos = pos[:-1]
+        starts = pos + 12
+        if len(starts):
+            mv = memoryview(buf)
+            bad = _first_bad_payload(buf, mv, starts, ends)
+            mv.release()
+            if bad is not None:  # hand out the good records before the damage, then report it
+                if bad:
+                    yield buf, base, starts[:bad], ends[:bad]
+                _corrupt(path, base + int(starts[bad]) - 12, "payload CRC mismatch")
+            yield buf, base, starts, ends
+        if bad_head is not None:
+            offset = base + (positions[-1] + 16 + int(lengths[-1]) if len(positions) else 0) if pending is None \
+                else base + pending
+            _corrupt(path, offset, "length CRC mismatch" if offset else "length CRC mismatch (not an event file?)")
+        consumed = pending if pending is not None else (int(ends[-1]) + 4 if len(ends) else 0)
+        if pending is not None:
+            need = 16 + int(_LEN(buf, pending)[0])
+            if need - 4 > MAX_RECORD_BYTES:
+                _corrupt(path, base + pending, f"implausible record length {need - 16}")
+        else:
+            need = 0
+        buf = buf[consumed:]
+        base += consumed
+    if buf:
+        if on_truncated is not None:
+            on_truncated(base)
+        warnings.warn(f"{path} at byte {base}: file ends inside a record ({len(buf)} bytes); "
+                      "skipping the partial record", TruncatedTailWarning, stacklevel=3)
+
+
+def _walk(buf: bytes, n: int) -> list[int]:
+    """Offsets of the records in buf[:n] whose 12-byte header is there (each length says where the next starts)."""
+    length_at = _LEN
+    p = 0
+    out: list[int] = []
+    add = out.append
+    while p + 12 <= n:
+        add(p)
+        p += 16 + length_at(buf, p)[0]
+    return out
+
+
+def _first_bad_head(buf: bytes, positions: list[int], lengths, head_crcs, heads_ok: dict) -> int | None:
+    """Index of the first record whose length CRC is wrong (or length implausible), or None."""
+    import numpy as np
+
+    for length in np.unique(lengths).tolist():
+        if length not in heads_ok:
+            c = crc32c(struct.pack("<Q", length))
+            heads_ok[length] = (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+    expected = np.fromiter((heads_ok[x] for x in lengths.tolist()), np.uint64, len(lengths)) \
+        if len(heads_ok) > 64 else _lookup(heads_ok, lengths)
+    wrong = np.flatnonzero((expected != head_crcs) | (lengths > MAX_RECORD_BYTES))
+    return int(wrong[0]) if len(wrong) else None
+
+
+def _lookup(table: dict, keys):
+    import numpy as np
+
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    return np.asarray([table[k] for k in uniq.tolist()], np.uint64)[inverse.ravel()]
+
+
+def _corrupt(path: str, offset: int, message: str) -> None:
+    raise CorruptEventFileError(message, offset, path)
+
+
+def _first_bad_payload(buf: bytes, mv: memoryview, starts, ends) -> int | None:
+    """Index of the first record whose payload CRC is wrong, or None.
+
+    CRC-32C is affine: for payloads of one length L, crc(a) ^ crc(b) ^ crc(c) = crc(a ^ b ^ c) (and an
+    even count adds crc(L zero bytes)). So each group of equal-length records is checked with one
+    native CRC of the XOR of its payloads against the XOR of their stored (unmasked) CRCs. A record
+    whose own CRC check would fail changes the group's XOR by exactly its own CRC difference, so it
+    fails the group check too; only then are that chunk's CRCs computed one by one to name the record.
+    """
+    import numpy as np
+
+    if not len(starts):
+        return None
+    data = np.frombuffer(buf, np.uint8)
+    s = np.asarray(starts, np.int64)
+    e = np.asarray(ends, np.int64)
+    stored = data[e[:, None] + np.arange(4)].copy().view("<u4").ravel().astype(np.uint64)
+    rot = (stored - 0xA282EAD8) & 0xFFFFFFFF  # unmask: subtract the delta, rotate left by 15
+    unmasked = ((rot >> 17) | (rot << 15)) & 0xFFFFFFFF
+    lengths = e - s
+    order = np.argsort(lengths, kind="stable")
+    sorted_lengths = lengths[order]
+    cuts = np.flatnonzero(np.diff(sorted_lengths)) + 1
+    for group in np.split(order, cuts):
+        length = int(lengths[group[0]])
+        if length == 0:
+            folded = 0
+        else:
+            rows = data[s[group][:, None] + np.arange(length)]
+            folded = crc32c(np.bitwise_xor.reduce(rows, axis=0).tobytes())
+            if len(group) % 2 == 0:
+                folded ^= crc32c(bytes(length))
+        expected = int(np.bitwise_xor.reduce(unmasked[group]))
+        if len(group) % 2 == 0 and length == 0:
+            expected ^= crc32c(b"")
+        if folded != expected:
+            return _first_bad_one_by_one(mv, starts, ends, stored)
+    return None
+
+
+def _first_bad_one_by_one(mv: memoryview, starts: list[int], ends: list[int], stored) -> int | None:
+    for i, (start, end) in enumerate(zip(starts.tolist(), ends.tolist())):
+        c = crc32c(mv[start:end])
+        if ((((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF) != int(stored[i]):
+            return i
+    return None

@@ -1,0 +1,139 @@
+"""What one run holds once read: column stores per kind, filled the way upstream's EventAccumulator
+fills its reservoirs (first metadata per tag wins; SessionLog START or an out-of-order step purges)."""
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+from tensorboard.src import event_pb2
+
+_START = 1  # SessionLog.START
+
+
+def parse_file_version(text: str) -> float:
+    """'brain.Event:2' -> 2.0, as upstream parses it (-1 when unparsable)."""
+    try:
+        return float(text.split(":")[-1])
+    except ValueError:
+        return -1.0
+
+
+class KindStore:
+    """Rows of one kind in one run: parallel columns (tag id, step, wall time, file id, value)."""
+
+    def __init__(self, numeric: bool = False):
+        self.tag_ids: dict[str, int] = {}
+        self.tag_names: list[str] = []
+        self.tags = array("i")
+        self.steps = array("q")
+        self.walls = array("d")
+        self.files = array("i")
+        self.values: Any = array("d") if numeric else []
+
+    def tag_id(self, tag: str) -> int:
+        tid = self.tag_ids.get(tag)
+        if tid is None:
+            tid = self.tag_ids[tag] = len(self.tag_names)
+            self.tag_names.append(tag)
+        return tid
+
+    def add(self, tag: str, step: int, wall: float, file_id: int, value: Any) -> None:
+        self.tags.append(self.tag_id(tag))
+        self.steps.append(step)
+        self.walls.append(wall)
+        self.files.append(file_id)
+        self.values.append(value)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def purge(self, step: int, tags: set[str] | None = None) -> None:
+        """Drops rows at `step` or later (only of `tags` when given), as upstream's reservoirs do."""
+        ids = None if tags is None else {self.tag_ids[t] for t in tags if t in self.tag_ids}
+        if ids is not None and not ids:
+            return
+        keep = [i for i, (s, t) in enumerate(zip(self.steps, self.tags)) if s < step or (ids is not None and t not in ids)]
+        if len(keep) == len(self.steps):
+            return
+        for name in ("tags", "steps", "walls", "files", "values"):  # in place: decoders hold bound appenders
+            column = getattr(self, name)
+            picked = [column[i] for i in keep]
+            column[:] = array(column.typecode, picked) if isinstance(column, array) else picked
+
+
+KINDS = ("scalars", "histograms", "images", "audio", "tensors")
+
+
+class RunData:
+    """Everything read from one run directory (its event files in name order, one accumulator)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.files: list[str] = []
+        self.scalars = KindStore(numeric=True)
+        self.histograms = KindStore()  # values: (min, max, num, sum, sum_squares, limits, counts)
+        self.images = KindStore()      # values: (width, height, encoded bytes)
+        self.audio = KindStore()       # values: (content_type, length_frames, sample_rate, encoded bytes)
+        self.tensors = KindStore()     # values: TensorProto
+        self.plugin_content: dict[str, dict[str, bytes]] = {}  # plugin -> tag -> content (first seen)
+        self.metadata_tags: set[str] = set()
+        self.file_version: float | None = None
+        self.most_recent_step = -1
+        self.scalar_keys: dict[bytes, int] = {}  # raw 'tag + simple_value key' bytes -> scalar tag id
+        self.histo_keys: dict[bytes, str] = {}   # raw 'tag + histo key' bytes -> tag
+
+    def stores(self):
+        return [getattr(self, kind) for kind in KINDS]
+
+    def purge(self, step: int, tags: set[str] | None = None) -> None:
+        for store in self.stores():
+            store.purge(step, tags)
+
+    def before_summary(self, step: int, tags) -> None:
+        """Upstream's orphan check for an event with a summary (files without a version 2 header)."""
+        if not (self.file_version and self.file_version >= 2) and step < self.most_recent_step:
+            self.purge(step, set(tags))
+        self.most_recent_step = step
+
+    def process_event(self, event: event_pb2.Event, file_id: int) -> None:
+        """One decoded Event, handled as upstream's EventAccumulator handles it."""
+        if event.HasField("file_version"):
+            self.file_version = parse_file_version(event.file_version)
+        has_summary = event.HasField("summary")
+        if self.file_version and self.file_version >= 2:
+            if event.HasField("session_log") and event.session_log.status == _START:
+                self.purge(event.step)
+        elif has_summary and event.step < self.most_recent_step:
+            self.purge(event.step, {v.tag for v in event.summary.value})
+        if not has_summary:
+            return
+        self.most_recent_step = event.step
+        step, wall = event.step, event.wall_time
+        for value in event.summary.value:
+            if value.HasField("metadata") and value.tag not in self.metadata_tags:
+                self.metadata_tags.add(value.tag)
+                plugin = value.metadata.plugin_data
+                if plugin.plugin_name:
+                    self.plugin_content.setdefault(plugin.plugin_name, {})[value.tag] = plugin.content
+            kind = value.WhichOneof("value")
+            if kind == "simple_value":
+                self.scalars.add(value.tag, step, wall, file_id, value.simple_value)
+            elif kind == "histo":
+                h = value.histo
+                self.histograms.add(value.tag, step, wall, file_id, histo_row(
+                    h.min, h.max, h.num, h.sum, h.sum_squares, h.bucket_limit, h.bucket))
+            elif kind == "image":
+                im = value.image
+                self.images.add(value.tag, step, wall, file_id, (im.width, im.height, im.encoded_image_string))
+            elif kind == "audio":
+                au = value.audio
+                self.audio.add(value.tag, step, wall, file_id,
+                               (au.content_type, au.length_frames, au.sample_rate, au.encoded_audio_string))
+            elif kind == "tensor":
+                self.tensors.add(value.tag or value.node_name, step, wall, file_id, value.tensor)
+
+
+def histo_row(lo, hi, num, total, squares, limits, counts) -> tuple:
+    import numpy as np
+
+    return (lo, hi, num, total, squares, np.asarray(limits, dtype=np.float64), np.asarray(counts, dtype=np.float64))

@@ -1,0 +1,97 @@
+"""`SummaryReader`: tbparse's interface (a tbparse user changes only the import), read with our fast decoder."""
+from __future__ import annotations
+
+import os
+
+from tensorboard.reader._kinds import ALL_EVENT_TYPES, ALL_EXTRA_COLUMNS
+from tensorboard.reader._runs import read_runs
+
+
+class SummaryReader:
+    """Reads every event file below `log_path` (a directory or one file; local or fsspec URL).
+
+    Properties `scalars`, `tensors`, `histograms`, `images`, `audio`, `text`, `hparams` are pandas
+    DataFrames in tbparse's layouts. `skip_damaged=True` keeps a damaged file's events before the
+    damage (with a DamagedFileWarning) instead of raising CorruptEventFileError.
+    """
+
+    def __init__(self, log_path: str | os.PathLike, *, pivot: bool = False, extra_columns: set | None = None,
+                 event_types: set | None = None, storage_options: dict | None = None,
+                 skip_damaged: bool = False):
+        extra = set() if extra_columns is None else extra_columns
+        if not isinstance(extra, set):
+            raise TypeError(f"extra_columns must be a set, not {type(extra).__name__}")
+        if extra - ALL_EXTRA_COLUMNS:
+            raise ValueError(f"extra_columns: unknown {sorted(extra - ALL_EXTRA_COLUMNS)}; "
+                             f"choose from {sorted(ALL_EXTRA_COLUMNS)}")
+        types = set(ALL_EVENT_TYPES) if event_types is None else event_types
+        if not isinstance(types, set):
+            raise TypeError(f"event_types must be a set, not {type(types).__name__}")
+        if types - ALL_EVENT_TYPES:
+            raise ValueError(f"event_types: unknown {sorted(types - ALL_EVENT_TYPES)}; "
+                             f"choose from {sorted(ALL_EVENT_TYPES)}")
+        self._log_path = os.fspath(log_path)
+        self._pivot = bool(pivot)
+        self._extra_columns = set(extra)
+        self._event_types = set(types)
+        self._runs = read_runs(self._log_path, storage_options, skip_damaged=skip_damaged)
+        self._frames: dict = {}
+
+    @property
+    def log_path(self) -> str:
+        return self._log_path
+
+    def get_events(self, event_type: str):
+        """The DataFrame of one event type (computed once, then cached)."""
+        if event_type not in ALL_EVENT_TYPES:
+            raise ValueError(f"Unknown event_type: {event_type!r}; choose from {sorted(ALL_EVENT_TYPES)}")
+        if event_type not in self._event_types:
+            raise ValueError(f"event_type {event_type!r} was not asked for in event_types={sorted(self._event_types)}")
+        if event_type not in self._frames:
+            from tensorboard.reader._frames import build_frame
+
+            self._frames[event_type] = build_frame(self._runs, event_type, self._pivot, self._extra_columns)
+        return self._frames[event_type].copy()
+
+    @property
+    def scalars(self):
+        return self.get_events("scalars")
+
+    @property
+    def tensors(self):
+        return self.get_events("tensors")
+
+    @property
+    def histograms(self):
+        return self.get_events("histograms")
+
+    @property
+    def images(self):
+        return self.get_events("images")
+
+    @property
+    def audio(self):
+        return self.get_events("audio")
+
+    @property
+    def text(self):
+        return self.get_events("text")
+
+    @property
+    def hparams(self):
+        return self.get_events("hparams")
+
+    @property
+    def tags(self) -> dict[str, list[str]]:
+        """{event type: tag names}, in tbparse's naming (text tags without '/text_summary')."""
+        out = {}
+        for kind in sorted(self._event_types):
+            frame = self.get_events(kind)
+            if self._pivot or frame.empty:
+                out[kind] = [c for c in frame.columns if c not in ("step", "wall_time", "dir_name", "file_name")]
+            else:
+                out[kind] = list(dict.fromkeys(frame["tag"]))
+        return out
+
+    def __repr__(self) -> str:
+        return f"SummaryReader(log_path={self._log_path!r})"

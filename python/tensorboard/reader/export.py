@@ -1,0 +1,127 @@
+"""`tensorboard export --logdir DIR --out FILE`: a logdir's data as one flat table in .csv, .parquet,
+.json or .jsonl (chosen by the suffix). Also `python -m tensorboard.reader.export`."""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+
+KINDS = ("scalars", "histograms", "tensors", "text", "hparams")
+FORMATS = (".csv", ".parquet", ".jsonl", ".json")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tensorboard export", description=__doc__.split("\n")[0])
+    parser.add_argument("--logdir", required=True, help="directory, event file or fsspec URL (s3://...)")
+    parser.add_argument("--out", required=True, help="output file; its suffix picks the format: " + ", ".join(FORMATS))
+    parser.add_argument("--kind", default="scalars", choices=KINDS, help="which data to export (default: scalars)")
+    parser.add_argument("--runs", default=None, help="regex: only runs whose name (relative directory) matches")
+    parser.add_argument("--tags", default=None, help="regex: only tags that match")
+    parser.add_argument("--skip-damaged", action="store_true",
+                        help="keep what precedes damage in a corrupt file (warns) instead of failing")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    return parser
+
+
+def _format(out: str) -> str:
+    for suffix in FORMATS:
+        if out.lower().endswith(suffix):
+            return suffix
+    raise ValueError(f"--out {out!r}: unknown suffix; use one of {', '.join(FORMATS)}")
+
+
+def _compile(flag: str, pattern: str | None):
+    if pattern is None:
+        return None
+    try:
+        return re.compile(pattern)
+    except re.error as err:
+        raise ValueError(f"{flag} {pattern!r} is not a valid regex: {err}") from None
+
+
+def export_table(logdir: str, kind: str = "scalars", runs: str | None = None, tags: str | None = None,
+                 skip_damaged: bool = False, progress=None):
+    """The long-form DataFrame `export` writes: run, tag, step, wall_time and the kind's value columns."""
+    from tensorboard.reader._frames import build_frame
+    from tensorboard.reader._runs import read_runs
+
+    run_re, tag_re = _compile("--runs", runs), _compile("--tags", tags)
+    data = read_runs(logdir, skip_damaged=skip_damaged, progress=progress,
+                     run_filter=None if run_re is None else (lambda name: bool(run_re.search(name))))
+    extras = {"wall_time", "dir_name"} | ({"min", "max", "num", "sum", "sum_squares"} if kind == "histograms" else set())
+    frame = build_frame(data, kind, False, extras)
+    if frame.empty:
+        return frame
+    frame = frame.rename(columns={"dir_name": "run"})
+    if tag_re is not None:
+        frame = frame[frame["tag"].map(lambda t: bool(tag_re.search(t)))].reset_index(drop=True)
+    first = ["run", "tag", "step", "wall_time"]
+    return frame[[c for c in first if c in frame.columns] + [c for c in frame.columns if c not in first]]
+
+
+def _plain(value):
+    """Cells JSON/CSV/Parquet can hold: arrays become (nested) lists."""
+    tolist = getattr(value, "tolist", None)
+    return tolist() if tolist is not None and not isinstance(value, (str, bytes)) else value
+
+
+def write_table(frame, out: str) -> None:
+    """Writes `frame` to `out` in the format its suffix names."""
+    fmt = _format(out)
+    frame = frame.copy()
+    for column in frame.columns:
+        if frame[column].dtype == object:
+            frame[column] = frame[column].map(_plain)
+    if fmt == ".parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError as err:
+            raise ImportError("Parquet export needs pyarrow: pip install 'tensorboard-standalone[data]'") from err
+        frame.to_parquet(out, index=False)
+    elif fmt == ".csv":
+        for column in frame.columns:  # lists as JSON text, so the CSV round-trips
+            if frame[column].map(lambda v: isinstance(v, (list, dict))).any():
+                frame[column] = frame[column].map(lambda v: json.dumps(v) if isinstance(v, (list, dict)) else v)
+        frame.to_csv(out, index=False)
+    elif fmt == ".jsonl":
+        frame.to_json(out, orient="records", lines=True)
+    else:
+        frame.to_json(out, orient="records")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        _format(args.out)
+        import pandas  # noqa: F401
+    except ImportError:
+        print("tensorboard export: needs pandas: pip install 'tensorboard-standalone[data]'", file=sys.stderr)
+        return 2
+    except ValueError as err:
+        print(f"tensorboard export: {err}", file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    last = [started]
+
+    def progress(done: int, total: int, path: str) -> None:
+        now = time.monotonic()
+        if not args.quiet and (now - last[0] > 1.0 or (done == total and now - started > 1.0)):
+            last[0] = now
+            print(f"tensorboard export: read {done}/{total} files ({now - started:.1f} s) {path}", file=sys.stderr)
+
+    try:
+        frame = export_table(args.logdir, args.kind, args.runs, args.tags, args.skip_damaged, progress)
+        write_table(frame, args.out)
+    except (OSError, ValueError, ImportError) as err:
+        print(f"tensorboard export: {err}", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        print(f"tensorboard export: wrote {len(frame)} rows of {args.kind} to {args.out} "
+              f"({time.monotonic() - started:.1f} s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""`tensorboard export`: every format by suffix, run/tag/kind filters, DuckDB querying the Parquet as
+written, progress on stderr, errors; through the launcher's dispatch and `python -m`."""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+import tensorboard
+from tensorboard.reader import export
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture(scope="module")
+def logdir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("export")
+    for run, scale in (("train", 1.0), ("eval", 2.0)):
+        with tensorboard.SummaryWriter(str(root / run)) as writer:
+            for step in range(50):
+                writer.add_scalar("loss", scale / (step + 1), step)
+                writer.add_scalar("lr", 0.1, step)
+                if step % 10 == 0:
+                    writer.add_histogram("w", np.arange(100.0) * scale, step)
+    return root
+
+
+def run_export(*args):
+    return subprocess.run([sys.executable, "-m", "tensorboard.reader.export", *map(str, args)], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "PYTHONPATH": os.path.join(REPO, "python")})
+
+
+def test_duckdb_queries_the_parquet_as_written(logdir, tmp_path):
+    out = tmp_path / "scalars.parquet"
+    result = run_export("--logdir", logdir, "--out", out)
+    assert result.returncode == 0, result.stderr
+    rows = duckdb.sql(f"SELECT run, tag, count(*) AS n, min(step), max(step), max(value) FROM '{out}' "
+                      "GROUP BY run, tag ORDER BY run, tag").fetchall()
+    assert rows == [("eval", "loss", 50, 0, 49, 2.0), ("eval", "lr", 50, 0, 49, pytest.approx(0.1)),
+                    ("train", "loss", 50, 0, 49, 1.0), ("train", "lr", 50, 0, 49, pytest.approx(0.1))]
+    types = dict(duckdb.sql(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM '{out}')").fetchall())
+    assert types == {"run": "VARCHAR", "tag": "VARCHAR", "step": "BIGINT", "wall_time": "DOUBLE", "value": "DOUBLE"}
+
+
+def test_histograms_parquet_has_list_columns(logdir, tmp_path):
+    out = tmp_path / "h.parquet"
+    assert run_export("--logdir", logdir, "--out", out, "--kind", "histograms", "--runs", "^train$").returncode == 0
+    rows = duckdb.sql(f"SELECT run, step, num, len(counts) = len(limits) FROM '{out}' ORDER BY step").fetchall()
+    assert [r[:3] for r in rows] == [("train", s, 100.0) for s in range(0, 50, 10)] and all(r[3] for r in rows)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".json", ".jsonl"])
+def test_text_formats_round_trip(logdir, tmp_path, suffix):
+    out = tmp_path / f"s{suffix}"
+    assert run_export("--logdir", logdir, "--out", out, "--tags", "^loss$", "--runs", "train").returncode == 0
+    frame = pd.read_csv(out) if suffix == ".csv" else pd.read_json(out, lines=suffix == ".jsonl")
+    assert list(frame.columns) == ["run", "tag", "step", "wall_time", "value"]
+    assert set(frame.run) == {"train"} and set(frame.tag) == {"loss"}
+    np.testing.assert_allclose(frame.value, np.float32(1.0 / (frame.step + 1)))
+
+
+def test_bad_arguments_fail_clearly(logdir, tmp_path):
+    result = run_export("--logdir", logdir, "--out", tmp_path / "x.xlsx")
+    assert result.returncode == 2 and "unknown suffix" in result.stderr
+    result = run_export("--logdir", tmp_path / "missing", "--out", tmp_path / "x.csv")
+    assert result.returncode == 1 and "missing" in result.stderr
+    result = run_export("--logdir", logdir, "--out", tmp_path / "x.csv", "--tags", "(")
+    assert result.returncode == 1 and "--tags" in result.stderr
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_progress_goes_to_stderr(tmp_path, monkeypatch):
+    for i in range(3):
+        with tensorboard.SummaryWriter(str(tmp_path / f"r{i}")) as writer:
+            writer.add_scalar("x", 1.0, 0)
+    clock = iter(range(0, 1000, 2))  # every file "takes" 2 s, so every one is reported
+    monkeypatch.setattr(export.time, "monotonic", lambda: next(clock))
+    errors = []
+    monkeypatch.setattr(sys, "stderr", type("E", (), {"write": lambda self, s: errors.append(s), "flush": lambda self: 0})())
+    assert export.main(["--logdir", str(tmp_path), "--out", str(tmp_path / "o.jsonl")]) == 0
+    text = "".join(errors)
+    assert "read 1/3 files" in text and "read 3/3 files" in text and "wrote 3 rows" in text
+
+
+def test_launcher_dispatches_export_and_nothing_else(logdir, tmp_path):
+    spec = importlib.util.spec_from_file_location("tb_launcher_main", os.path.join(REPO, "tools/launcher/main.py"))
+    code = ("import importlib.util, sys\n"
+            f"spec = importlib.util.spec_from_file_location('m', {os.path.join(REPO, 'tools/launcher/main.py')!r})\n"
+            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+            "sys.exit(m.main(['tensorboard'] + sys.argv[1:]))\n")
+    out = tmp_path / "l.parquet"
+    result = subprocess.run([sys.executable, "-c", code, "export", "--logdir", str(logdir), "--out", str(out)],
+                            capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": ""})
+    assert result.returncode == 0, result.stderr
+    assert duckdb.sql(f"SELECT count(*) FROM '{out}'").fetchall() == [(200,)]
+    launcher = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(launcher)
+    # other arguments (even a logdir called "export") still reach the renderer's argument rewriting
+    assert launcher.rewrite_args(["--logdir", "export"]) == ["--logdir", "export", "--host=127.0.0.1"]

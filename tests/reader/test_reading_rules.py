@@ -1,0 +1,157 @@
+"""Reading as upstream reads: files in name order, restarts purge orphaned steps, truncated tails
+skipped with a warning, corruption and bad paths named; images/audio decoded without TensorFlow; S3."""
+import os
+import struct
+import warnings
+
+import numpy as np
+import pytest
+
+import tensorboard
+from tensorboard import record
+from tensorboard.reader import CorruptEventFileError, DamagedFileWarning, SummaryReader, TruncatedTailWarning
+from tensorboard.src import event_pb2, summary_pb2
+from upstream import upstream_run
+
+
+def event(step=0, wall=1.0, **values):
+    summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=t, simple_value=v) for t, v in values.items()])
+    return event_pb2.Event(step=step, wall_time=wall, summary=summary)
+
+
+def write_events(path, events, version=True):
+    head = [event_pb2.Event(wall_time=0.5, file_version="brain.Event:2")] if version else []
+    with open(path, "wb") as f:
+        f.write(record.frame_many(e.SerializeToString() for e in head + events))
+
+
+def scalars_by_step(logdir):
+    frame = SummaryReader(logdir).scalars
+    return list(zip(frame["step"], frame["tag"], frame["value"]))
+
+
+def test_session_start_purges_later_steps_across_files_as_upstream(tmp_path):
+    write_events(tmp_path / "events.out.tfevents.1.host", [event(s, loss=float(s)) for s in range(10)])
+    start = event_pb2.Event(step=5, wall_time=2.0, session_log=event_pb2.SessionLog(status=event_pb2.SessionLog.START))
+    write_events(tmp_path / "events.out.tfevents.2.host", [start] + [event(s, loss=100.0 + s) for s in range(5, 8)])
+    ours = scalars_by_step(tmp_path)
+    assert ours == [(s, "loss", float(s)) for s in range(5)] + [(s, "loss", 100.0 + s) for s in range(5, 8)]
+    upstream = upstream_run(tmp_path)["scalars"]["loss"]
+    assert [(row[0], row[2]) for row in upstream] == [(s, v) for s, _, v in ours]
+
+
+def test_out_of_order_step_without_file_version_purges_that_tag(tmp_path):
+    events = [event(s, a=float(s), b=float(s)) for s in range(6)] + [event(3, a=-1.0)]
+    write_events(tmp_path / "events.out.tfevents.1.host", events, version=False)
+    frame = SummaryReader(tmp_path).scalars
+    assert list(frame[frame.tag == "a"]["step"]) == [0, 1, 2, 3] and list(frame[frame.tag == "a"]["value"])[-1] == -1.0
+    assert list(frame[frame.tag == "b"]["step"]) == list(range(6))
+
+
+def test_tensorboardx_purge_step_discards_orphans(tmp_path):
+    with tensorboard.SummaryWriter(str(tmp_path)) as writer:
+        for s in range(10):
+            writer.add_scalar("x", float(s), s)
+    with tensorboard.SummaryWriter(str(tmp_path), purge_step=4) as writer:
+        writer.add_scalar("x", 40.0, 4)
+    frame = SummaryReader(tmp_path).scalars
+    assert list(zip(frame.step, frame.value)) == [(0, 0.0), (1, 1.0), (2, 2.0), (3, 3.0), (4, 40.0)]
+
+
+def test_truncated_tail_is_skipped_with_a_warning(tmp_path):
+    path = tmp_path / "events.out.tfevents.1.host"
+    write_events(path, [event(s, x=float(s)) for s in range(5)])
+    data = path.read_bytes()
+    path.write_bytes(data[:-7])
+    with pytest.warns(TruncatedTailWarning, match=str(path)):
+        frame = SummaryReader(tmp_path).scalars
+    assert list(frame.step) == [0, 1, 2, 3]
+
+
+def test_corrupt_record_mid_file_names_file_and_offset(tmp_path):
+    path = tmp_path / "events.out.tfevents.1.host"
+    write_events(path, [event(s, x=float(s)) for s in range(5)])
+    data = bytearray(path.read_bytes())
+    first = 12 + struct.unpack_from("<Q", data, 0)[0] + 4  # offset of the second record
+    data[first + 14] ^= 0x55
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptEventFileError, match=rf"{path} at byte {first}: payload CRC mismatch"):
+        SummaryReader(tmp_path)
+    with pytest.warns(DamagedFileWarning, match=str(path)):  # only when asked: keep what precedes the damage
+        assert SummaryReader(tmp_path, skip_damaged=True).scalars.empty
+
+
+def test_non_event_file_and_missing_path(tmp_path):
+    bogus = tmp_path / "events.out.tfevents.notreally"
+    bogus.write_text("hello, this is not an event file at all\n")
+    with pytest.raises(CorruptEventFileError, match=rf"{bogus} at byte 0: .*not an event file"):
+        SummaryReader(tmp_path)
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        SummaryReader(tmp_path / "nowhere")
+
+
+def test_bad_arguments_are_named(tmp_path):
+    with pytest.raises(ValueError, match="extra_columns"):
+        SummaryReader(tmp_path, extra_columns={"colour"})
+    with pytest.raises(TypeError, match="event_types"):
+        SummaryReader(tmp_path, event_types=["scalars"])
+    with pytest.raises(ValueError, match="not asked for"):
+        SummaryReader(tmp_path, event_types={"scalars"}).histograms
+
+
+def test_images_and_audio_decode_without_tensorflow(tmp_path):
+    rng = np.random.default_rng(0)
+    rgb = rng.integers(0, 256, (6, 5, 3), dtype=np.uint8)
+    grey = rng.integers(0, 256, (4, 7, 1), dtype=np.uint8)
+    sound = (np.sin(np.linspace(0, 20, 800)) * 0.5).astype(np.float32)
+    with tensorboard.SummaryWriter(str(tmp_path)) as writer:
+        writer.add_image("rgb", rgb, 3, dataformats="HWC")
+        writer.add_image("grey", grey, 4, dataformats="HWC")
+        writer.add_audio("tone", sound, sample_rate=8000, global_step=5)
+    reader = SummaryReader(tmp_path, extra_columns={"width", "height", "sample_rate", "length_frames"})
+    images = reader.images.set_index("tag")
+    np.testing.assert_array_equal(images.loc["rgb", "value"], rgb)
+    np.testing.assert_array_equal(images.loc["grey", "value"], grey)
+    assert (images.loc["rgb", "width"], images.loc["rgb", "height"]) == (5, 6)
+    audio = reader.audio
+    assert audio.loc[0, "sample_rate"] == 8000 and audio.loc[0, "length_frames"] == 800
+    assert audio.loc[0, "value"].shape == (800, 1)
+    np.testing.assert_allclose(audio.loc[0, "value"][:, 0], sound, atol=1 / 32767)
+    upstream = upstream_run(tmp_path)  # upstream's reader sees the same images
+    assert sorted(upstream["images"]) == ["grey", "rgb"] and list(upstream["audio"]) == ["tone"]
+
+
+def test_many_files_read_in_name_order(tmp_path):
+    for i, name in enumerate(["events.out.tfevents.10.h", "events.out.tfevents.09.h", "events.out.tfevents.11.h"]):
+        write_events(tmp_path / name, [event(s, x=float(100 * i + s)) for s in range(2)])
+    frame = SummaryReader(tmp_path, extra_columns={"file_name"}).scalars
+    assert list(frame.file_name) == ["events.out.tfevents.09.h"] * 2 + ["events.out.tfevents.10.h"] * 2 + \
+        ["events.out.tfevents.11.h"] * 2
+
+
+def test_grouped_crc_check_finds_one_bad_record_among_thousands(tmp_path):
+    path = tmp_path / "events.out.tfevents.1.host"
+    write_events(path, [event(s, loss=float(s)) for s in range(5000)])
+    data = bytearray(path.read_bytes())
+    offsets, pos = [], 0
+    while pos < len(data):
+        offsets.append(pos)
+        pos += 16 + struct.unpack_from("<Q", data, pos)[0]
+    for victim, byte in ((offsets[3001], 20), (offsets[4321], -1)):  # a payload byte; a stored CRC byte
+        damaged = bytearray(data)
+        end = victim + 16 + struct.unpack_from("<Q", damaged, victim)[0]
+        damaged[victim + byte if byte > 0 else end + byte] ^= 0x01
+        path.write_bytes(bytes(damaged))
+        with pytest.raises(CorruptEventFileError, match=rf"at byte {victim}: payload CRC mismatch"):
+            SummaryReader(tmp_path)
+        with pytest.warns(DamagedFileWarning):
+            kept = SummaryReader(tmp_path, skip_damaged=True).scalars
+        assert list(kept.step) == list(range(offsets.index(victim) - 1))  # record 0 is the file version
+
+
+def test_huge_steps_and_out_of_order_steps_in_bulk(tmp_path):
+    steps = [2 ** 40 + i for i in range(300)] + list(range(100, 400))  # 6-byte varints; then a restart
+    write_events(tmp_path / "events.out.tfevents.1.host", [event(s, x=float(i)) for i, s in enumerate(steps)],
+                 version=False)
+    frame = SummaryReader(tmp_path).scalars
+    assert list(frame.step) == list(range(100, 400))  # the lower steps purge the orphaned higher ones

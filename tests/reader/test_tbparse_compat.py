@@ -1,0 +1,87 @@
+"""SummaryReader gives tbparse's DataFrames, value for value, on logdirs written by us, tensorboardX,
+torch.utils.tensorboard and upstream's v1 *_pb functions (tbparse runs in .venv-upstream)."""
+import numpy as np
+import pytest
+
+import tensorboard
+from tensorboard.reader import SummaryReader
+from tbparse_ref import assert_same, tbparse_frames, write_peer_logs
+from upstream import upstream_read
+
+KINDS = ("scalars", "tensors", "histograms", "text", "hparams")
+ALL_EXTRAS = {"wall_time", "dir_name", "file_name", "min", "max", "num", "sum", "sum_squares"}
+
+
+def write_ours(logdir):
+    rng = np.random.default_rng(3)
+    with tensorboard.SummaryWriter(str(logdir)) as writer:
+        for step in range(6):
+            writer.add_scalar("loss", 1.0 / (step + 1), step)
+            writer.add_scalar("acc/train", step / 10, step)
+            writer.add_histogram("weights", rng.normal(size=300), step)
+            writer.add_text("note", f"step {step}", step)
+        writer.add_hparams({"lr": 0.01, "opt": "sgd", "deep": False}, {"hp/metric": 0.25})
+
+
+@pytest.fixture(scope="module")
+def mixed_logdir(tmp_path_factory):
+    """One logdir with a run from every writer (and a nested one)."""
+    root = tmp_path_factory.mktemp("mixed")
+    write_ours(root / "ours")
+    write_ours(root / "ours" / "nested")
+    for mode in ("tbx", "torch", "v1"):
+        write_peer_logs(mode, root / mode)
+    return root
+
+
+def test_upstream_reads_the_mixed_logdir(mixed_logdir):
+    runs = upstream_read(mixed_logdir)["runs"]
+    assert {"ours", "tbx", "torch", "v1"} <= set(runs)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"extra_columns": ALL_EXTRAS}, {"extra_columns": {"file_name"}},
+                                    {"pivot": True}, {"pivot": True, "extra_columns": ALL_EXTRAS}],
+                         ids=["long", "long-extras", "long-file", "pivot", "pivot-extras"])
+def test_frames_equal_tbparse(mixed_logdir, kwargs):
+    theirs = tbparse_frames(mixed_logdir, **kwargs)
+    reader = SummaryReader(mixed_logdir, **kwargs)
+    for kind in KINDS:
+        ours = reader.get_events(kind)
+        assert not ours.empty, kind
+        assert_same(ours, theirs[kind])
+
+
+@pytest.mark.parametrize("mode", ["tbx", "torch", "v1"])
+def test_each_writer_alone(tmp_path, mode):
+    write_peer_logs(mode, tmp_path)
+    theirs = tbparse_frames(tmp_path, extra_columns={"wall_time"})
+    reader = SummaryReader(tmp_path, extra_columns={"wall_time"})
+    for kind in KINDS:
+        if isinstance(theirs[kind], str) or theirs[kind].empty:
+            assert reader.get_events(kind).empty, kind
+        else:
+            assert_same(reader.get_events(kind), theirs[kind])
+
+
+def test_one_file_as_log_path(mixed_logdir):
+    path = next((mixed_logdir / "tbx").glob("events.out.tfevents.*"))
+    theirs = tbparse_frames(path, extra_columns={"dir_name", "file_name"})
+    assert_same(SummaryReader(path, extra_columns={"dir_name", "file_name"}).scalars, theirs["scalars"])
+
+
+def test_large_logs_take_the_bulk_path_and_still_equal_tbparse(tmp_path):
+    """Thousands of plain scalar records (decoded column-wise) mixed with histograms and text (one by one)."""
+    with tensorboard.SummaryWriter(str(tmp_path / "big")) as writer:
+        for step in range(0, 60000, 17):  # steps from 1 to 3 varint bytes
+            writer.add_scalar("a", step * 0.5, step)
+            writer.add_scalar("b/c", -step, step)
+            if step % 1700 == 0:
+                writer.add_histogram("h", np.arange(step % 50 + 1.0), step)
+                writer.add_text("t", f"at {step}", step)
+    write_peer_logs("tbx", tmp_path / "tbx")
+    kwargs = {"extra_columns": {"wall_time", "dir_name"}}
+    theirs = tbparse_frames(tmp_path, **kwargs)
+    reader = SummaryReader(tmp_path, **kwargs)
+    assert len(reader.scalars) > 7000
+    for kind in KINDS:
+        assert_same(reader.get_events(kind), theirs[kind])

@@ -273,7 +273,7 @@ def train_run(logdir: str, lr: float, model_class, data: dict, epochs: int, batc
             writer.add_graph(model.graph())
         if epoch % max(1, epochs // 3) == 0 or epoch == epochs:
             for digit in range(CLASSES):
-                writer.add_pr_curve(f"pr_curve/digit_{digit}", y_val == digit, probs_val[:, digit], epoch)
+                writer.add_pr_curve(f"pr_curve/digit_{digit}", y_val == digit, probs_val[:, digit], global_step=epoch)
     seconds = time.time() - start
     predictions = probs_val.argmax(1)
     matrix = confusion(y_val, predictions)

@@ -1,6 +1,7 @@
 """The hand encoder gives the bytes protobuf gives."""
 import math
 
+import pytest
 from hypothesis import given, strategies as st
 
 from tensorboard import wire
@@ -19,8 +20,21 @@ def proto_scalar_event(tag, value, step, wall_time):
 @given(tag=st.text(min_size=1, max_size=300), value=finite_or_not,
        step=st.integers(-(2**63), 2**63 - 1), wall_time=st.floats(min_value=1e-3, max_value=4e9))
 def test_scalar_event_matches_protobuf(tag, value, step, wall_time):
+    if math.isfinite(value) and abs(value) > 3.4028234663852886e38:  # the caller decides: warn or log a double
+        with pytest.raises(OverflowError):
+            wire.scalar_event(wire.scalar_prefix(tag), value, step, wall_time)
+        value = math.copysign(math.inf, value)
     got = wire.scalar_event(wire.scalar_prefix(tag), value, step, wall_time)
     assert got == proto_scalar_event(tag, value, step, wall_time)
+
+
+@given(step=st.one_of(st.integers(min_value=2**63, max_value=2**70), st.integers(max_value=-(2**63) - 1,
+                                                                                    min_value=-(2**70))))
+def test_steps_outside_int64_raise_instead_of_wrapping(step):
+    with pytest.raises(ValueError, match="global_step .* outside int64"):
+        wire.scalar_event(wire.scalar_prefix("x"), 1.0, step, 1.0)
+    with pytest.raises(ValueError, match="global_step .* outside int64"):
+        wire.summary_event(b"", step, 1.0)
 
 
 def test_nan_and_infinities_survive():

@@ -124,11 +124,12 @@ def test_dict_value_writes_one_sub_run_per_key(tmp_path):
             writer.add_scalar("accuracy", {"train": 0.5 + step / 10, "valid": 0.4 + step / 10}, step)
         writer.add_scalars("loss/all", {"a": 1.0, "b": 2.0}, 7)
     runs = upstream_read(tmp_path)["runs"]
+    # MXBoard's and tensorboardX's layout: <logdir>/<tag>/<key>, each under the main tag
     assert {k for k, v in runs.items() if v.get("scalars")} == {
-        "accuracy_train", "accuracy_valid", "loss_all_a", "loss_all_b"}
-    train = [(s, round(v, 6)) for s, _, v in runs["accuracy_train"]["scalars"]["accuracy"]]
+        "accuracy/train", "accuracy/valid", "loss/all/a", "loss/all/b"}
+    train = [(s, round(v, 6)) for s, _, v in runs["accuracy/train"]["scalars"]["accuracy"]]
     assert train == [(0, 0.5), (1, 0.6), (2, 0.7)]
-    assert runs["loss_all_b"]["scalars"]["loss/all"][0][0::2] == [7, 2.0]
+    assert runs["loss/all/b"]["scalars"]["loss/all"][0][0::2] == [7, 2.0]
 
 
 @pytest.mark.parametrize("kwargs, error, name", [
@@ -136,7 +137,8 @@ def test_dict_value_writes_one_sub_run_per_key(tmp_path):
     (dict(tag="", value=1.0), ValueError, "tag"),
     (dict(tag="x", value="high"), TypeError, "value"),
     (dict(tag="x", value=None), TypeError, "value"),
-    (dict(tag="x", value=1.0, global_step=1.5), ValueError, "global_step"),
+    (dict(tag="x", value=1.0, global_step=float("nan")), ValueError, "global_step"),
+    (dict(tag="x", value=1.0, global_step=2**63), ValueError, "global_step"),
     (dict(tag="x", value=1.0, global_step="1"), TypeError, "global_step"),
     (dict(tag="x", value=1.0, walltime="now"), TypeError, "walltime"),
     (dict(tag="x", value=np.zeros(3)), (TypeError, ValueError), "value"),

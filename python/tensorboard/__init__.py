@@ -11,15 +11,15 @@ from tensorboard._version import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
-    from tensorboard.writer import FileWriter, SummaryWriter
+    from tensorboard.writer import FileWriter, GlobalSummaryWriter, SummaryWriter
 
 __path__ = _upstream.extend_path(__path__)  # noqa: F821 (set by the import system)
 
-__all__ = ["FileWriter", "SummaryWriter", "__version__", "errors", "notebook", "program", "summary"]
+__all__ = ["FileWriter", "GlobalSummaryWriter", "SummaryWriter", "__version__", "errors", "notebook", "program", "summary"]
 
 
 # The writers load on first use too: `import tensorboard` stays as light as upstream's.
-_WRITERS = ("FileWriter", "SummaryWriter")
+_WRITERS = ("FileWriter", "GlobalSummaryWriter", "SummaryWriter")
 
 
 def __getattr__(name: str):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
+import warnings
 
 
 def check_tag(tag, name: str = "tag") -> str:
@@ -19,28 +20,64 @@ def check_tag(tag, name: str = "tag") -> str:
     return tag
 
 
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
 def check_step(global_step, name: str = "global_step") -> int:
-    """An int step (None means 0); accepts NumPy ints, integral floats and 0-d/1-element tensors."""
+    """An int64 step (None means 0); accepts NumPy ints, floats and 0-d/1-element tensors.
+
+    Floats are rounded when within 1e-9 of a whole number (0.07 * 100 is 7.000000000000001) and
+    otherwise truncated with a warning, as MXBoard, tensorboardX and torch truncate with int().
+    Steps outside int64 raise instead of wrapping around in the encoding.
+    """
     if global_step is None:
         return 0
     if type(global_step) is int:
-        return global_step
+        if INT64_MIN <= global_step <= INT64_MAX:
+            return global_step
+        raise _out_of_range(name, global_step)
     if isinstance(global_step, bool):
         raise TypeError(f"{name} must be an int, got bool")
     if isinstance(global_step, numbers.Integral):
-        return int(global_step)
+        return check_step(int(global_step), name)
     if isinstance(global_step, numbers.Real):
         value = float(global_step)
-        if math.isfinite(value) and value.is_integer():
-            return int(value)
-        raise ValueError(f"{name} must be a whole number, got {global_step!r}")
+        if not math.isfinite(value):
+            raise ValueError(f"{name} must be a whole number, got {global_step!r}")
+        nearest = round(value)
+        if abs(value - nearest) <= 1e-9 * max(1.0, abs(value)):
+            return check_step(int(nearest), name)
+        truncated = int(value)
+        warnings.warn(f"{name} {global_step!r} is not a whole number: logged at step {truncated} (truncated, "
+                      "as MXBoard, tensorboardX and torch do)", stacklevel=3)
+        return check_step(truncated, name)
     item = getattr(global_step, "item", None)
     if item is not None:
         try:
-            return check_step(item(), name)
+            scalar = item()
         except (TypeError, ValueError, RuntimeError):
-            pass
+            scalar = None
+        if scalar is not None and not hasattr(scalar, "item"):
+            return check_step(scalar, name)
     raise TypeError(f"{name} must be an int, got {type(global_step).__name__}: {global_step!r:.80}")
+
+
+def _out_of_range(name: str, value: int) -> ValueError:
+    return ValueError(f"{name} {value} is outside int64 [{INT64_MIN}, {INT64_MAX}], the range event files store")
+
+
+FLOAT32_MAX = 3.4028234663852886e38
+
+
+def check_float32(value: float, name: str = "value", tag: str | None = None) -> float:
+    """`value` if float32 can hold it (NaN and ±inf included); a finite value beyond float32's range
+    becomes ±inf with a warning, instead of silently (use double_precision=True to keep it)."""
+    if -FLOAT32_MAX <= value <= FLOAT32_MAX or value != value or math.isinf(value):
+        return value
+    where = f" (tag {tag!r})" if tag is not None else ""
+    warnings.warn(f"{name} {value!r}{where} is beyond float32's range and is logged as "
+                  f"{'-' if value < 0 else ''}inf; pass double_precision=True to log it exactly", stacklevel=3)
+    return math.copysign(math.inf, value)
 
 
 def check_walltime(walltime, name: str = "walltime") -> float:

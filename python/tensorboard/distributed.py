@@ -15,6 +15,8 @@ explicit `rank=`, nothing changes: the writer writes to `logdir` as usual.
 """
 from __future__ import annotations
 
+import contextlib
+
 import os
 from typing import Any, Collection, Mapping
 
@@ -93,6 +95,20 @@ class NullSummaryWriter:
 
     def close(self) -> None:
         pass
+
+    @property
+    def file_writer(self) -> None:
+        """None: this rank has no event file."""
+        return None
+
+    @contextlib.contextmanager
+    def use_metadata(self, *, global_step=None, walltime=None):
+        yield self
+
+    def export_scalars_to_json(self, path) -> None:
+        """Writes an empty record: this rank logged nothing."""
+        with open(os.fspath(path), "w", encoding="utf-8") as out:
+            out.write("{}")
 
     def __enter__(self) -> "NullSummaryWriter":
         return self

@@ -29,6 +29,14 @@ def varint(value: int) -> bytes:
     return bytes(out)
 
 
+def step_varint(step: int) -> bytes:
+    """The varint of an int64 step; anything outside int64 raises instead of wrapping around."""
+    if not -(1 << 63) <= step < (1 << 63):
+        raise ValueError(f"global_step {step} is outside int64 [{-(1 << 63)}, {(1 << 63) - 1}], "
+                         "the range event files store")
+    return varint(step)
+
+
 def float32_bytes(value: float) -> bytes:
     """`value` rounded to float32 as protobuf does: out-of-range values become ±inf."""
     try:
@@ -54,7 +62,7 @@ def event_header(wall_time: float, step: int) -> bytes:
     """Fields 1 (wall_time) and 2 (step) of Event; proto3 omits zero values."""
     head = b"\x09" + _pack_double(wall_time) if wall_time != 0.0 or math.copysign(1.0, wall_time) < 0 else b""
     if step:
-        head += b"\x10" + varint(step)
+        head += b"\x10" + step_varint(step)
     return head
 
 
@@ -63,18 +71,18 @@ _pack_two = struct.Struct("<BB").pack
 
 
 def scalar_event(prefix: bytes, value: float, step: int, wall_time: float) -> bytes:
-    """A serialized Event holding one simple_value; `prefix` comes from `scalar_prefix(tag)`."""
-    try:
-        number = _pack_float(value)
-    except OverflowError:
-        number = float32_bytes(value)
+    """A serialized Event holding one simple_value; `prefix` comes from `scalar_prefix(tag)`.
+
+    Raises OverflowError for a finite value beyond float32 (callers decide: warn, or log a double).
+    """
+    number = _pack_float(value)
     if step:
         if 0 < step < 128:
             step_bytes = _SMALL_VARINTS[step]
         elif 0 < step < 16384:
             step_bytes = _pack_two(step & 0x7F | 0x80, step >> 7)
         else:
-            step_bytes = varint(step)
+            step_bytes = step_varint(step)
         return b"".join((_pack_time(9, wall_time), b"\x10", step_bytes, prefix, number))
     return b"".join((_pack_time(9, wall_time), prefix, number))
 

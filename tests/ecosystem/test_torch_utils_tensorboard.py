@@ -70,3 +70,29 @@ def test_every_documented_add_method_is_read_back_by_upstream(tmp_path):
     projector = [r["projector"] for r in runs.values() if r.get("projector")]
     assert projector and as_array(projector[0]["embeddings"][0]["tensor"]).shape == (20, 5)
     assert projector[0]["embeddings"][0]["metadata"] == [str(i) for i in range(20)]
+
+
+OVERFLOW_SCRIPT = """
+import json
+from torch.utils.tensorboard import SummaryWriter
+
+w = SummaryWriter("logs")
+w.add_scalar("kept", 1.0, 1)
+errors = {}
+for name, step in (("1e20", 10**20), ("2**63", 2**63), ("2**64", 2**64)):
+    try:
+        w.add_scalar("wrapped", 1.0, step)
+        errors[name] = None
+    except (ValueError, OverflowError) as err:
+        errors[name] = type(err).__name__
+w.close()
+print(json.dumps(errors))
+"""
+
+
+def test_steps_outside_int64_raise_through_torch_on_our_writer(tmp_path):
+    """torch's FileWriter sets Event.step from int(global_step): protobuf refuses it, nothing wraps."""
+    errors = run_eco(OVERFLOW_SCRIPT, tmp_path)
+    assert all(errors.values()), errors
+    main = upstream_read(tmp_path / "logs")["runs"]["."]
+    assert main["scalars"]["kept"][0][0::2] == [1, 1.0] and "wrapped" not in main["scalars"]

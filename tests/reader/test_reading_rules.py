@@ -129,14 +129,20 @@ def test_many_files_read_in_name_order(tmp_path):
         ["events.out.tfevents.11.h"] * 2
 
 
-def test_grouped_crc_check_finds_one_bad_record_among_thousands(tmp_path):
-    path = tmp_path / "events.out.tfevents.1.host"
-    write_events(path, [event(s, loss=float(s)) for s in range(5000)])
-    data = bytearray(path.read_bytes())
+def record_offsets(data: bytes) -> list[int]:
+    """Byte offsets of the records of an event file (each length says where the next starts)."""
     offsets, pos = [], 0
     while pos < len(data):
         offsets.append(pos)
         pos += 16 + struct.unpack_from("<Q", data, pos)[0]
+    return offsets
+
+
+def test_crc_check_finds_one_bad_record_among_thousands(tmp_path):
+    path = tmp_path / "events.out.tfevents.1.host"
+    write_events(path, [event(s, loss=float(s)) for s in range(5000)])
+    data = bytearray(path.read_bytes())
+    offsets = record_offsets(data)
     for victim, byte in ((offsets[3001], 20), (offsets[4321], -1)):  # a payload byte; a stored CRC byte
         damaged = bytearray(data)
         end = victim + 16 + struct.unpack_from("<Q", damaged, victim)[0]
@@ -147,6 +153,19 @@ def test_grouped_crc_check_finds_one_bad_record_among_thousands(tmp_path):
         with pytest.warns(DamagedFileWarning):
             kept = SummaryReader(tmp_path, skip_damaged=True).scalars
         assert list(kept.step) == list(range(offsets.index(victim) - 1))  # record 0 is the file version
+
+
+def test_two_records_with_the_same_damage_are_both_caught(tmp_path):
+    """The same bit flipped in two equal-length records cancels in any XOR-combined check; ours checks each."""
+    path = tmp_path / "events.out.tfevents.1.host"
+    write_events(path, [event(s, loss=float(s)) for s in range(2000)])
+    data = bytearray(path.read_bytes())
+    offsets = record_offsets(data)
+    for victim in (offsets[500], offsets[700]):
+        data[victim + 20] ^= 0x04
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptEventFileError, match=rf"at byte {offsets[500]}: payload CRC mismatch"):
+        SummaryReader(tmp_path)
 
 
 def test_huge_steps_and_out_of_order_steps_in_bulk(tmp_path):

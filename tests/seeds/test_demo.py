@@ -35,7 +35,7 @@ def check_logdir(runs: dict, framework: str) -> None:
         assert all(plugins[f"pr_curve/digit_{d}"] == "pr_curves" for d in range(10))
         pr_steps = [s for s, _, _ in run["tensors"]["pr_curve/digit_3"]]
         assert pr_steps[-1] == EPOCHS
-        for sub in ("loss_train", "loss_validation"):
+        for sub in ("loss/train", "loss/validation"):
             assert [s for s, _, _ in runs[f"{name}/{sub}"]["scalars"]["loss"]] == list(range(1, EPOCHS + 1))
         hparams = runs[f"{name}/hparams"]
         assert {m["plugin_name"] for m in hparams["metadata"].values()} >= {"hparams"}

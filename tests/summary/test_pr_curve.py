@@ -42,7 +42,7 @@ def test_raw():
     (dict(labels=[1, 0], predictions=[0.5]), "^labels and predictions: "),
     (dict(labels=[1, 2], predictions=[0.5, 0.5]), "^labels: "),
     (dict(labels=[1, 0], predictions=[0.5, 1.5]), "^predictions: "),
-    (dict(labels=[1, 0], predictions=[0.5, 0.5], num_thresholds=1), "^num_thresholds: "),
+    (dict(labels=[1, 0], predictions=[0.5, 0.5], num_thresholds=0), "^num_thresholds: "),
     (dict(labels=[1, 0], predictions=[0.5, 0.5], weights=[1, 2, 3]), "^weights: "),
 ])
 def test_errors(kwargs, match):

@@ -103,8 +103,8 @@ def trace(model: Any, input_to_model: Any, strict: bool = False) -> Any:
             module.training = mode
 
 
-def graph_def(model: Any, input_to_model: Any = None, strict: bool = False, **_: Any) -> graph_pb2.GraphDef:
-    """Converts a `torch.nn.Module` (traced with `input_to_model`) into a GraphDef."""
+def graph_def(model: Any, input_to_model: Any = None, strict: bool = False) -> graph_pb2.GraphDef:
+    """Converts a `torch.nn.Module` (traced with `input_to_model`; `strict` as torch.jit.trace's) into a GraphDef."""
     import torch
 
     if isinstance(model, torch.jit.ScriptModule):

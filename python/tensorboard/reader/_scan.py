@@ -7,6 +7,7 @@ import warnings
 from typing import BinaryIO, Iterator
 
 from tensorboard.crc32c import crc32c
+from tensorboard.reader._crc_columns import COLUMN_MAX_LENGTH, COLUMN_MIN_RECORDS, crc_columns
 from tensorboard.record import MAX_RECORD_BYTES, CorruptRecordError, _read_bounded
 
 _LEN = struct.Struct("<Q").unpack_from
@@ -139,13 +140,10 @@ def _corrupt(path: str, offset: int, message: str) -> None:
 
 
 def _first_bad_payload(buf: bytes, mv: memoryview, starts, ends) -> int | None:
-    """Index of the first record whose payload CRC is wrong, or None.
+    """Index of the first record whose payload CRC is wrong, or None; every record's CRC is checked.
 
-    CRC-32C is affine: for payloads of one length L, crc(a) ^ crc(b) ^ crc(c) = crc(a ^ b ^ c) (and an
-    even count adds crc(L zero bytes)). So each group of equal-length records is checked with one
-    native CRC of the XOR of its payloads against the XOR of their stored (unmasked) CRCs. A record
-    whose own CRC check would fail changes the group's XOR by exactly its own CRC difference, so it
-    fails the group check too; only then are that chunk's CRCs computed one by one to name the record.
+    Short payloads are grouped by length and their CRCs computed column-wise in NumPy (see
+    _crc_columns); long ones, or lengths with few records, go one native call per record.
     """
     import numpy as np
 
@@ -156,31 +154,18 @@ def _first_bad_payload(buf: bytes, mv: memoryview, starts, ends) -> int | None:
     e = np.asarray(ends, np.int64)
     stored = data[e[:, None] + np.arange(4)].copy().view("<u4").ravel().astype(np.uint64)
     rot = (stored - 0xA282EAD8) & 0xFFFFFFFF  # unmask: subtract the delta, rotate left by 15
-    unmasked = ((rot >> 17) | (rot << 15)) & 0xFFFFFFFF
+    unmasked = (((rot >> 17) | (rot << 15)) & 0xFFFFFFFF).astype(np.uint32)
     lengths = e - s
     order = np.argsort(lengths, kind="stable")
-    sorted_lengths = lengths[order]
-    cuts = np.flatnonzero(np.diff(sorted_lengths)) + 1
+    cuts = np.flatnonzero(np.diff(lengths[order])) + 1
+    first_bad = None
     for group in np.split(order, cuts):
         length = int(lengths[group[0]])
-        if length == 0:
-            folded = 0
+        if length <= COLUMN_MAX_LENGTH and len(group) >= COLUMN_MIN_RECORDS:
+            wrong = group[crc_columns(data, s[group], length) != unmasked[group]]
         else:
-            rows = data[s[group][:, None] + np.arange(length)]
-            folded = crc32c(np.bitwise_xor.reduce(rows, axis=0).tobytes())
-            if len(group) % 2 == 0:
-                folded ^= crc32c(bytes(length))
-        expected = int(np.bitwise_xor.reduce(unmasked[group]))
-        if len(group) % 2 == 0 and length == 0:
-            expected ^= crc32c(b"")
-        if folded != expected:
-            return _first_bad_one_by_one(mv, starts, ends, stored)
-    return None
-
-
-def _first_bad_one_by_one(mv: memoryview, starts: list[int], ends: list[int], stored) -> int | None:
-    for i, (start, end) in enumerate(zip(starts.tolist(), ends.tolist())):
-        c = crc32c(mv[start:end])
-        if ((((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF) != int(stored[i]):
-            return i
-    return None
+            wrong = [i for i in group.tolist() if crc32c(mv[int(s[i]):int(e[i])]) != int(unmasked[i])]
+        if len(wrong):
+            bad = int(np.min(wrong))
+            first_bad = bad if first_bad is None else min(first_bad, bad)
+    return first_bad

@@ -19,8 +19,8 @@ _MIN_COUNT = 1e-7  # denominator floor, as upstream, so empty thresholds give 0 
 
 
 def _check_thresholds(num_thresholds: Any) -> int:
-    if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, (int, np.integer)) or num_thresholds < 2:
-        raise ValueError(f"num_thresholds: expected an int >= 2, got {num_thresholds!r}")
+    if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, (int, np.integer)) or num_thresholds < 1:
+        raise ValueError(f"num_thresholds: expected an int >= 1, got {num_thresholds!r}")
     return int(num_thresholds)
 
 
@@ -57,7 +57,7 @@ def pr_curve(tag: str, labels: Any, predictions: Any, num_thresholds: int = 127,
         else:
             raise ValueError(f"weights: expected a scalar or {scores.size} values, got shape {weight.shape}")
     positive = truth.astype(np.float64)
-    bucket = np.floor(scores * (count - 1)).astype(np.intp)
+    bucket = np.floor(scores * (count - 1)).astype(np.intp)  # one threshold: every prediction is at or above 0
     tp_per_bucket = np.bincount(bucket, weights=positive * weight, minlength=count)
     fp_per_bucket = np.bincount(bucket, weights=(1.0 - positive) * weight, minlength=count)
     tp = np.cumsum(tp_per_bucket[::-1])[::-1]  # predicted positive at threshold i: bucket >= i
@@ -70,12 +70,15 @@ def pr_curve(tag: str, labels: Any, predictions: Any, num_thresholds: int = 127,
 
 
 def pr_curve_raw(tag: str, true_positive_counts: Any, false_positive_counts: Any, true_negative_counts: Any,
-                 false_negative_counts: Any, precision: Any, recall: Any, num_thresholds: int = 127,
+                 false_negative_counts: Any, precision: Any, recall: Any, num_thresholds: Optional[int] = None,
                  weights: Optional[Any] = None) -> summary_pb2.Summary:
     """A PR curve from precomputed per-threshold counts, precision and recall (each of length
-    `num_thresholds`). `weights` is accepted for API compatibility and unused."""
+    `num_thresholds`, which defaults to their length as tensorboardX takes it). `weights` is
+    accepted for API compatibility and unused (the counts are already weighted)."""
     del weights
     check_tag(tag)
+    if num_thresholds is None:
+        num_thresholds = int(np.size(to_numpy(true_positive_counts, "true_positive_counts")))
     count = _check_thresholds(num_thresholds)
     rows = []
     for name, series in (("true_positive_counts", true_positive_counts),

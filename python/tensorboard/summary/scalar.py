@@ -1,19 +1,35 @@
-"""Scalar summaries: one float per step, stored as the legacy `simple_value` (float32)."""
+"""Scalar summaries: one number per step, as the legacy `simple_value` (float32), or as a tensor for
+the scalars plugin (`new_style`, float32; `double_precision`, float64)."""
 from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy as np
+
+from tensorboard._args import check_float32
 from tensorboard.convert import to_float
 from tensorboard.src import summary_pb2
-from tensorboard.summary._common import check_tag
+from tensorboard.summary._common import check_tag, make_metadata, make_tensor
 
 
-def scalar(tag: str, value: Any, display_name: Optional[str] = None,
-           description: Optional[str] = None) -> summary_pb2.Summary:
-    """A `simple_value` summary; upstream migrates it to the scalars plugin. NaN/Inf are kept."""
+def scalar(tag: str, value: Any, display_name: Optional[str] = None, description: Optional[str] = None, *,
+           new_style: bool = False, double_precision: bool = False) -> summary_pb2.Summary:
+    """A scalar summary; NaN/Inf are kept.
+
+    Legacy `simple_value` by default (upstream migrates it to the scalars plugin). new_style=True
+    writes a 0-d float32 tensor with scalars-plugin metadata; double_precision=True a float64 one,
+    and implies new_style (torch ignores double_precision without new_style; we never drop it).
+    A finite value beyond float32 becomes ±inf with a warning unless double_precision.
+    """
     check_tag(tag)
     number = to_float(value, "value")
-    entry = summary_pb2.Summary.Value(tag=tag, simple_value=number)
+    if double_precision or new_style:
+        if not double_precision:
+            number = check_float32(number, "value", tag)
+        metadata = make_metadata("scalars", b"", display_name, description, data_class=summary_pb2.DATA_CLASS_SCALAR)
+        tensor = make_tensor(np.asarray(number, np.float64 if double_precision else np.float32))
+        return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, metadata=metadata, tensor=tensor)])
+    entry = summary_pb2.Summary.Value(tag=tag, simple_value=check_float32(number, "value", tag))
     if display_name or description:
         entry.metadata.display_name = display_name or ""
         entry.metadata.summary_description = description or ""

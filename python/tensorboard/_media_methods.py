@@ -1,0 +1,168 @@
+"""SummaryWriter's methods for tensors and media: histograms, images, video, audio, text, PR curves
+and meshes. Each converts nothing itself: `tensorboard.summary` encodes, the writer queues."""
+from __future__ import annotations
+
+from typing import Any
+
+from tensorboard import _orders
+from tensorboard._args import check_tag, pick, require
+from tensorboard.src import summary_pb2
+
+
+def _stacked(images: Any, name: str) -> Any:
+    """A list/tuple of same-shaped images as one batch array (tensorboardX and torch take such lists)."""
+    if not isinstance(images, (list, tuple)):
+        return images
+    import numpy as np
+
+    from tensorboard.convert import to_numpy
+
+    arrays = [to_numpy(item, f"{name}[{i}]") for i, item in enumerate(images)]
+    if not arrays:
+        raise ValueError(f"{name}: the list of images is empty")
+    if len({a.shape for a in arrays}) > 1:
+        raise ValueError(f"{name}: the images of a list must share one shape, got {sorted({a.shape for a in arrays})}")
+    return np.stack(arrays)
+
+
+def _is_bins(value: Any) -> bool:
+    """True for what can only be seed 001's positional `bins`: a str rule or a sequence of edges."""
+    return isinstance(value, (str, list, tuple)) or getattr(value, "ndim", 0) >= 1
+
+
+class MediaMethods:
+    """add_histogram, add_image(s), add_audio, add_text, add_pr_curve, ... for SummaryWriter."""
+
+    def add_histogram(self, tag: str, values=None, global_step=None, bins="tensorflow", walltime=None,
+                      max_bins: int | None = None) -> None:
+        """Logs a histogram of `values`; `bins` as in numpy.histogram, or TensorBoard's default buckets.
+
+        Positional order (tag, values, global_step, bins) as MXBoard, tensorboardX and torch; seed 001's
+        (tag, values, bins, global_step) is recognised when the third argument is a str or a sequence.
+        """
+        from tensorboard import summary
+
+        if _is_bins(global_step):  # seed 001's order: (tag, values, bins, global_step)
+            global_step, bins = (None if bins == "tensorflow" else bins), global_step
+        self._add(summary.histogram(check_tag(tag), require("values", values), bins=bins, max_bins=max_bins),
+                  global_step, walltime)
+
+    def add_histogram_raw(self, tag: str, min, max, num, sum, sum_squares, bucket_limits, bucket_counts,
+                          global_step=None, walltime=None) -> None:
+        """Logs a histogram from precomputed statistics and buckets."""
+        if len(bucket_limits) != len(bucket_counts):
+            raise ValueError("bucket_limits and bucket_counts must have the same length")
+        histo = summary_pb2.HistogramProto(min=float(min), max=float(max), num=float(num), sum=float(sum),
+                                           sum_squares=float(sum_squares), bucket_limit=list(map(float, bucket_limits)),
+                                           bucket=list(map(float, bucket_counts)))
+        self._add(summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=check_tag(tag), histo=histo)]),
+                  global_step, walltime)
+
+    def add_image(self, tag: str, image=None, global_step=None, walltime=None, dataformats: str | None = None, *,
+                  img_tensor=None) -> None:
+        """Logs an image: HW, CHW (default for 3-D), HWC or a batch (NCHW, tiled into a grid)."""
+        from tensorboard import summary
+
+        image = require("image", pick("image", image, "img_tensor", img_tensor))
+        if dataformats is None:
+            rank = getattr(image, "ndim", None)
+            if rank is None:
+                rank = len(getattr(image, "shape", ()))
+            dataformats = {2: "HW", 3: "CHW", 4: "NCHW"}.get(rank, "CHW")
+        self._add(summary.image(check_tag(tag), image, dataformats=dataformats), global_step, walltime)
+
+    def add_images(self, tag: str, images=None, global_step=None, walltime=None, dataformats: str = "NCHW", *,
+                   img_tensor=None) -> None:
+        """Logs a batch of images tiled into one grid; a list of images (each without N) is stacked first."""
+        from tensorboard import summary
+
+        images = require("images", pick("images", images, "img_tensor", img_tensor))
+        if isinstance(images, (list, tuple)):
+            images = _stacked(images, "images")
+            if "N" not in dataformats.upper():
+                dataformats = "N" + dataformats
+        self._add(summary.image(check_tag(tag), images, dataformats=dataformats), global_step, walltime)
+
+    def add_image_with_boxes(self, tag: str, img_tensor, box_tensor, global_step=None, walltime=None,
+                             dataformats: str = "CHW", labels=None, rescale: float = 1) -> None:
+        """Logs an image with boxes drawn on it: box_tensor is N x 4 pixel corners (xmin, ymin, xmax, ymax),
+        labels one str per box (drawn with Pillow)."""
+        from tensorboard import summary
+
+        self._add(summary.image_boxes(check_tag(tag), img_tensor, box_tensor, rescale=rescale,
+                                      dataformats=dataformats, labels=labels), global_step, walltime)
+
+    def add_figure(self, tag: str, figure, global_step=None, close: bool = True, walltime=None) -> None:
+        """Logs a matplotlib figure (or a list of them, as a batch) as an image."""
+        from tensorboard import summary
+
+        check_tag(tag)
+        if isinstance(figure, (list, tuple)):
+            import numpy as np
+
+            frames = np.stack([summary.figure_to_image(f, close=close) for f in figure])
+            self._add(summary.image(tag, frames, dataformats="NHWC"), global_step, walltime)
+        else:
+            self._add(summary.figure(tag, figure, close=close), global_step, walltime)
+
+    def add_video(self, tag: str, video=None, global_step=None, fps: float = 4, walltime=None,
+                  dataformats: str = "NTCHW", *, vid_tensor=None) -> None:
+        """Logs a video (N, T, C, H, W by default) as an animated GIF."""
+        from tensorboard import summary
+
+        video = require("video", pick("video", video, "vid_tensor", vid_tensor))
+        self._add(summary.video(check_tag(tag), video, fps=fps, dataformats=dataformats), global_step, walltime)
+
+    def add_audio(self, tag: str, audio=None, *args, sample_rate=None, global_step=None, walltime=None,
+                  snd_tensor=None) -> None:
+        """Logs audio samples in [-1, 1] (L,) or (L, channels).
+
+        Positional order: the seeds' and MXBoard's (tag, audio, sample_rate, global_step). torch's
+        (tag, snd_tensor, global_step, sample_rate, walltime) is followed when only it fits (a rate
+        that is no audio rate, five positionals); a call that fits both fails (see tensorboard._orders).
+        """
+        from tensorboard import summary
+
+        audio = require("audio", pick("audio", audio, "snd_tensor", snd_tensor))
+        sample_rate, global_step, walltime = _orders.audio_args(args, sample_rate, global_step, walltime)
+        self._add(summary.audio(check_tag(tag), audio, sample_rate=sample_rate), global_step, walltime)
+
+    def add_text(self, tag: str, text: str | None = None, global_step=None, walltime=None, *,
+                 text_string: str | None = None) -> None:
+        """Logs a text (markdown) note."""
+        from tensorboard import summary
+
+        text = require("text", pick("text", text, "text_string", text_string))
+        self._add(summary.text(check_tag(tag), text), global_step, walltime)
+
+    def add_pr_curve(self, tag: str, labels, predictions, *args, global_step=None, num_thresholds=None,
+                     weights=None, walltime=None) -> None:
+        """Logs a precision-recall curve of binary `labels` against `predictions` in [0, 1].
+
+        Positional (global_step, num_thresholds, weights, walltime) as tensorboardX and torch, or
+        MXBoard's (num_thresholds, global_step, weights) when only that fits; ambiguous calls fail.
+        """
+        from tensorboard import summary
+
+        global_step, num_thresholds, weights, walltime = _orders.pr_curve_args(args, global_step, num_thresholds,
+                                                                              weights, walltime)
+        self._add(summary.pr_curve(check_tag(tag), labels, predictions, num_thresholds=num_thresholds,
+                                   weights=weights), global_step, walltime)
+
+    def add_pr_curve_raw(self, tag: str, true_positive_counts, false_positive_counts, true_negative_counts,
+                         false_negative_counts, precision, recall, global_step=None, num_thresholds: int | None = None,
+                         weights=None, walltime=None) -> None:
+        """Logs a precision-recall curve from precomputed counts; num_thresholds defaults to the series length."""
+        from tensorboard import summary
+
+        self._add(summary.pr_curve_raw(check_tag(tag), true_positive_counts, false_positive_counts,
+                                       true_negative_counts, false_negative_counts, precision, recall,
+                                       num_thresholds=num_thresholds, weights=weights), global_step, walltime)
+
+    def add_mesh(self, tag: str, vertices, colors=None, faces=None, config_dict=None, global_step=None,
+                 walltime=None) -> None:
+        """Logs a 3-D mesh or point cloud (vertices [1, N, 3], optional colors and faces)."""
+        from tensorboard import summary
+
+        self._add(summary.mesh(check_tag(tag), vertices, colors=colors, faces=faces, config_dict=config_dict),
+                  global_step, walltime)

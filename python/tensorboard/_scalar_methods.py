@@ -1,0 +1,105 @@
+"""SummaryWriter's scalar methods: add_scalar (the hot path, hand-encoded), add_scalars, and
+tensorboardX's export_scalars_to_json."""
+from __future__ import annotations
+
+import json
+import os
+from time import time as _now
+from typing import Any, Mapping
+
+from tensorboard import wire
+from tensorboard._args import check_float32, check_step, check_tag, check_walltime, pick, require
+
+
+def _run_part(text: str, name: str) -> str:
+    """A sub-run path part from a tag or key; refuses parts that would leave the logdir."""
+    parts = text.replace(os.sep, "/").split("/")
+    if text.startswith(("/", os.sep)) or ".." in parts or (os.altsep and os.altsep in text):
+        raise ValueError(f"{name} {text!r} would name a run outside the logdir")
+    return text
+
+
+class ScalarMethods:
+    """add_scalar / add_scalars / export_scalars_to_json for SummaryWriter."""
+
+    def add_scalar(self, tag: str, value=None, global_step=None, walltime=None, *, scalar_value=None,
+                   display_name: str | None = None, summary_description: str | None = None,
+                   new_style: bool = False, double_precision: bool = False) -> None:
+        """Logs a scalar.
+
+        value: a number; or MXBoard's named scalars, a dict {name: number} or a pair (name, number),
+            each name in sub-run `<logdir>/<tag>/<name>` under this tag, as MXBoard lays them out.
+        new_style: log a float32 tensor for the scalars plugin instead of the legacy simple_value.
+        double_precision: log a float64 tensor (implies new_style; torch ignores it without new_style).
+        A finite value beyond float32's range is logged as ±inf with a warning unless double_precision.
+        """
+        if scalar_value is not None:
+            value = pick("value", value, "scalar_value", scalar_value)
+        if self._defaults:
+            global_step, walltime = self._step_and_time(global_step, walltime)
+        if type(value) is float and not (display_name or summary_description or new_style or double_precision):
+            number = value  # the hot path: no conversion needed
+        elif isinstance(value, Mapping):
+            self.add_scalars(tag, value, global_step, walltime)
+            return
+        elif isinstance(value, (tuple, list)) and len(value) == 2:
+            if not isinstance(value[0], str):
+                raise ValueError(f"value: a tuple or list is MXBoard's named scalar (name, number), got {value!r:.80}")
+            self.add_scalars(tag, {value[0]: value[1]}, global_step, walltime)
+            return
+        else:
+            from tensorboard.convert import to_float
+
+            check_tag(tag)
+            number = to_float(require("value", value), "value")
+            if display_name or summary_description or new_style or double_precision:
+                from tensorboard import summary
+
+                self._add(summary.scalar(tag, number, display_name=display_name, description=summary_description,
+                                         new_style=new_style, double_precision=double_precision),
+                          global_step, walltime)
+                return
+        tag_bytes = self._tag_fields.get(tag)
+        if tag_bytes is None:
+            tag_bytes = self._tag_fields.setdefault(check_tag(tag), wire.scalar_prefix(tag))
+        step = global_step if type(global_step) is int else check_step(global_step)
+        wall = _now() if walltime is None else check_walltime(walltime)
+        try:
+            event = wire.scalar_event(tag_bytes, number, step, wall)
+        except OverflowError:
+            event = wire.scalar_event(tag_bytes, check_float32(number, "value", tag), step, wall)
+        writer = self._file_writer._writer
+        if writer is None:
+            self._file_writer.add_event_bytes(event)
+        else:
+            writer.write(event)
+
+    def add_scalars(self, main_tag: str, tag_scalar_dict: Mapping[str, Any] | None = None, global_step=None,
+                    walltime=None, *, value: Mapping[str, Any] | None = None) -> None:
+        """Logs several scalars into one chart: key k goes to sub-run `<logdir>/<main_tag>/<k>` under tag
+        `main_tag` (tensorboardX's and MXBoard's layout; torch names the sub-run `<main_tag>_<k>`)."""
+        check_tag(main_tag, "main_tag")
+        _run_part(main_tag, "main_tag")
+        scalars = pick("tag_scalar_dict", tag_scalar_dict, "value", value)
+        if not isinstance(scalars, Mapping) or not scalars:
+            raise TypeError(f"tag_scalar_dict must be a non-empty dict of name -> number, got {scalars!r:.80}")
+        from tensorboard.convert import to_float
+
+        numbers = {}
+        for key, number in scalars.items():
+            check_tag(key, "tag_scalar_dict key")
+            _run_part(key, "tag_scalar_dict key")
+            numbers[key] = to_float(number, f"tag_scalar_dict[{key!r}]")
+        step, wall = self._step_and_time(global_step, walltime)
+        tag_bytes = wire.scalar_prefix(main_tag)
+        for key, number in numbers.items():
+            writer = self._sub_writer(f"{main_tag}/{key}")
+            writer.add_event_bytes(wire.scalar_event(tag_bytes, check_float32(number, "value", main_tag), step, wall))
+            self._scalar_log.setdefault(writer.get_logdir(), []).append([wall, step, number])
+
+    def export_scalars_to_json(self, path: str | os.PathLike) -> None:
+        """Writes the scalars add_scalars (and dict/pair add_scalar) logged since the last export to `path`
+        as {"<run dir>": [[wall_time, step, value], ...]}, then forgets them (tensorboardX's format)."""
+        log, self._scalar_log = self._scalar_log, {}
+        with open(os.fspath(path), "w", encoding="utf-8") as out:
+            json.dump(log, out)  # NaN/inf as JavaScript's NaN/Infinity, as tensorboardX writes them

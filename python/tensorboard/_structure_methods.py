@@ -1,0 +1,124 @@
+"""SummaryWriter's methods for structure: graphs, embeddings, hparams and custom-scalar layouts."""
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping, Sequence
+
+from tensorboard import _orders, wire
+from tensorboard._args import check_float32, check_step, check_tag, pick, require
+
+
+class StructureMethods:
+    """add_graph, add_onnx_graph, add_embedding, add_hparams, add_custom_scalars* for SummaryWriter."""
+
+    def add_graph(self, model, input_to_model=None, verbose: bool = False, use_strict_trace: bool | None = None,
+                  **kwargs) -> None:
+        """Logs a model graph: GraphDef, MXNet Symbol or HybridBlock, torch module (with inputs), ONNX model.
+
+        use_strict_trace: torch's; strict tracing (its default, True) refuses models returning dicts or lists.
+        """
+        if use_strict_trace is not None:
+            from tensorboard.graph import framework_of
+
+            if framework_of(model) != "pytorch":
+                raise TypeError("use_strict_trace applies to PyTorch models only")
+            kwargs["strict"] = pick("use_strict_trace", use_strict_trace, "strict", kwargs.pop("strict", None))
+        self._file_writer.add_graph(model, input_to_model, **kwargs)
+
+    def add_onnx_graph(self, onnx_model_file) -> None:
+        """Logs the graph of an ONNX model file (or ModelProto), as tensorboardX's add_onnx_graph."""
+        self._file_writer.add_onnx_graph(onnx_model_file)
+
+    _EMBEDDING_SEED_ORDER = ("tag", "embedding", "labels", "images", "global_step")
+    _EMBEDDING_TBX_ORDER = ("mat", "metadata", "label_img", "global_step", "tag", "metadata_header")
+
+    def add_embedding(self, *args, tag: str | None = None, embedding=None, labels=None, images=None,
+                      global_step=None, mat=None, metadata=None, label_img=None,
+                      metadata_header: Sequence[str] | None = None) -> None:
+        """Logs embeddings for the Projector: a 2-D matrix with optional labels and label images.
+
+        Seed order `add_embedding(tag, embedding, labels, images, global_step)` when the first
+        positional argument is a str; otherwise tensorboardX's `add_embedding(mat, metadata,
+        label_img, global_step, tag, metadata_header)`. Keyword names of both work.
+        """
+        given = dict(tag=tag, embedding=embedding, labels=labels, images=images, global_step=global_step, mat=mat,
+                     metadata=metadata, label_img=label_img, metadata_header=metadata_header)
+        order = self._EMBEDDING_SEED_ORDER if args and isinstance(args[0], str) else self._EMBEDDING_TBX_ORDER
+        if len(args) > len(order):
+            raise TypeError(f"add_embedding takes at most {len(order)} positional arguments ({', '.join(order)})")
+        for name, value in zip(order, args):
+            if given[name] is not None:
+                raise TypeError(f"add_embedding got multiple values for argument {name!r}")
+            given[name] = value
+        tag, global_step, metadata_header = given["tag"], given["global_step"], given["metadata_header"]
+        embedding = require("embedding", pick("embedding", given["embedding"], "mat", given["mat"]))
+        labels = pick("labels", given["labels"], "metadata", given["metadata"])
+        images = pick("images", given["images"], "label_img", given["label_img"])
+        tag = check_tag("default" if tag is None else tag)
+        from tensorboard import projector
+        from tensorboard.convert import to_numpy
+
+        if global_step is None and self._defaults:
+            global_step = self._defaults.get("global_step")
+        step = None if global_step is None else check_step(global_step)
+        writer = self._file_writer
+        projector.write_embedding(writer.storage, self._logdir, to_numpy(embedding, "embedding"),
+                                  metadata=labels, label_img=images, tag=tag, global_step=step,
+                                  metadata_header=metadata_header)
+
+    def add_hparams(self, hparam_dict: Mapping[str, Any], metric_dict: Mapping[str, Any], *args,
+                    hparam_domain_discrete: Mapping[str, Sequence] | None = None, run_name: str | None = None,
+                    name: str | None = None, global_step=None) -> None:
+        """Logs one hparams session: its hparams and final metrics, into sub-run `run_name` (default: a time stamp).
+
+        Positionals after metric_dict follow torch (hparam_domain_discrete, run_name, global_step) or
+        tensorboardX (name, global_step), told apart by type; `name` is tensorboardX's `run_name`.
+        hparam_domain_discrete: {name: [allowed values]}, shown as the hparam's domain in the dashboard.
+        """
+        from tensorboard import summary
+        from tensorboard.convert import to_float
+
+        run_name = pick("run_name", run_name, "name", name)
+        hparam_domain_discrete, run_name, global_step = _orders.hparams_args(args, hparam_domain_discrete, run_name,
+                                                                            global_step)
+        if not isinstance(hparam_dict, Mapping):
+            raise TypeError(f"hparam_dict must be a dict, got {type(hparam_dict).__name__}")
+        if not isinstance(metric_dict, Mapping):
+            raise TypeError(f"metric_dict must be a dict, got {type(metric_dict).__name__}")
+        metrics = {check_tag(k, "metric_dict key"): to_float(v, f"metric_dict[{k!r}]") for k, v in metric_dict.items()}
+        experiment, start, end = summary.hparams(hparam_dict, metrics, hparam_domain_discrete=hparam_domain_discrete)
+        if run_name is None:
+            import time
+
+            run_name = f"{time.time():.6f}"
+        if not isinstance(run_name, str) or not run_name or os.path.isabs(run_name) or ".." in run_name.split("/"):
+            raise ValueError(f"run_name must be a relative run name inside the logdir, got {run_name!r}")
+        step, wall = self._step_and_time(global_step, None)
+        writer = self._sub_writer(run_name)
+        # Upstream takes the first experiment summary it finds as the whole experiment; without one it
+        # unites every session's hparams and metrics. So an experiment is written only to carry the
+        # discrete domains the caller asked for.
+        parts = (experiment, start, end) if hparam_domain_discrete else (start, end)
+        for part in parts:
+            writer.add_summary(part, step, wall)
+        for key, number in metrics.items():
+            writer.add_event_bytes(wire.scalar_event(wire.scalar_prefix(key), check_float32(number, "metric", key),
+                                                     step, wall))
+
+    def add_custom_scalars(self, layout) -> None:
+        """Logs a custom_scalars layout: {category: {chart: ['Multiline', [tags]] | ['Margin', [v, lo, hi]]}}."""
+        from tensorboard import summary
+
+        self._add(summary.custom_scalars(layout), None, None)
+
+    def add_custom_scalars_multilinechart(self, tags: Sequence[str], category: str = "default",
+                                          title: str = "untitled") -> None:
+        """A custom_scalars layout with one multi-line chart."""
+        self.add_custom_scalars({category: {title: ["Multiline", list(tags)]}})
+
+    def add_custom_scalars_marginchart(self, tags: Sequence[str], category: str = "default",
+                                       title: str = "untitled") -> None:
+        """A custom_scalars layout with one margin chart over [value, lower, upper] tags."""
+        if len(tags) != 3:
+            raise ValueError(f"tags must be [value, lower, upper], got {len(tags)} tags")
+        self.add_custom_scalars({category: {title: ["Margin", list(tags)]}})

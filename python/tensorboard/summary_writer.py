@@ -1,0 +1,158 @@
+"""The high-level writer of MXBoard and tensorboardX: `SummaryWriter`, one `add_*` per data type.
+
+This module holds the writer's plumbing (runs, sub-runs, defaults, lifecycle); the `add_*` methods
+live in `_scalar_methods`, `_media_methods` and `_structure_methods`, grouped by what they log.
+"""
+from __future__ import annotations
+
+import inspect
+import os
+import threading
+from typing import Any, ContextManager, Mapping
+
+from tensorboard._args import check_step, check_walltime, pick
+from tensorboard._media_methods import MediaMethods
+from tensorboard._scalar_methods import ScalarMethods
+from tensorboard._structure_methods import StructureMethods
+from tensorboard.file_writer import FileWriter, defaults_block
+from tensorboard.src import summary_pb2
+
+
+def default_logdir(comment: str = "") -> str:
+    """runs/<Mon>DD_HH-MM-SS_<host><comment>: tensorboardX's and torch's run name when no logdir is given."""
+    import socket
+    from datetime import datetime
+
+    return os.path.join("runs", datetime.now().strftime("%b%d_%H-%M-%S") + "_" + socket.gethostname() + comment)
+
+
+class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
+    """Logs scalars, histograms, images, audio, text, curves, embeddings, hparams and graphs to `logdir`.
+
+    The API of MXBoard (seeds 001/003/004), tensorboardX and torch.utils.tensorboard: keyword names of
+    each work; where their positional orders disagree the seeds' order wins, and a call that is only
+    valid in the other order is followed or refused, never misread (see tensorboard._orders).
+    """
+
+    def __new__(cls, *args, rank: int | None = None, write_ranks=(0,), rank_subdir: bool = False,
+                write_to_disk: bool = True, **kwargs):
+        # Distributed training (and tensorboardX's write_to_disk=False): a process that does not
+        # write gets a writer whose methods do nothing.
+        from tensorboard import distributed
+
+        if write_to_disk and distributed.resolve(rank, write_ranks, rank_subdir)[0]:
+            return super().__new__(cls)
+        return object.__new__(distributed.null_writer_class(cls))
+
+    def __init__(self, logdir: str | os.PathLike | None = None, max_queue: int = 10, flush_secs: float = 120,
+                 filename_suffix: str = "", *, log_dir: str | os.PathLike | None = None, comment: str = "",
+                 purge_step: int | None = None, fsync: bool = False, on_error: str = "raise",
+                 max_file_bytes: int | None = None, storage_options: Mapping[str, Any] | None = None,
+                 rank: int | None = None, write_ranks=(0,), rank_subdir: bool = False,
+                 write_to_disk: bool = True, verbose: bool = True):
+        """on_error, max_file_bytes, storage_options: as FileWriter. rank, write_ranks, rank_subdir: which
+        processes of a distributed run write and whether each gets sub-run `rank<k>` (tensorboard.distributed).
+
+        Without a logdir the run is runs/<time>_<host><comment>, a new run per writer, as in
+        tensorboardX and torch. write_to_disk=False (tensorboardX) gives a writer that writes
+        nothing. verbose is MXBoard's and changes nothing (we never print per event).
+        """
+        purge_step = None if purge_step is None else check_step(purge_step, "purge_step")  # before any file exists
+        logdir = pick("logdir", logdir, "log_dir", log_dir)
+        logdir = os.fspath(default_logdir(comment) if logdir is None else logdir)
+        from tensorboard import distributed
+
+        rank_run = distributed.resolve(rank, write_ranks, rank_subdir)[1]
+        if rank_run is not None:
+            logdir = logdir.rstrip("/") + "/" + rank_run if "://" in logdir else os.path.join(logdir, rank_run)
+        self._logdir = logdir
+        self._options = dict(max_queue=max_queue, flush_secs=flush_secs, filename_suffix=filename_suffix,
+                             fsync=fsync, on_error=on_error, max_file_bytes=max_file_bytes,
+                             storage_options=storage_options)
+        self._file_writer = FileWriter(logdir, **self._options)
+        self._sub_writers: dict[str, FileWriter] = {}
+        self._tag_fields: dict[str, bytes] = {}
+        self._scalar_log: dict[str, list] = {}  # export_scalars_to_json's record of sub-run scalars
+        self._defaults: dict[str, Any] = {}  # use_metadata()'s global_step / walltime
+        self._lock = threading.Lock()
+        if purge_step is not None:
+            self._file_writer.add_session_log("START", global_step=purge_step)
+
+    # -- plumbing ----------------------------------------------------------------------------------
+
+    def get_logdir(self) -> str:
+        """The run directory this writer logs to."""
+        return self._logdir
+
+    @property
+    def file_writer(self) -> FileWriter | None:
+        """The FileWriter of the main run; None after close() until the next add_* reopens it (as tensorboardX)."""
+        return None if self._file_writer._writer is None else self._file_writer
+
+    def _get_file_writer(self) -> FileWriter:
+        """The main run's FileWriter, reopened if closed (the name tensorboardX and torch use)."""
+        self._file_writer.reopen()
+        return self._file_writer
+
+    @property
+    def dropped_events(self) -> int:
+        """Events on_error="warn" could not write and dropped, over the main run and its sub-runs."""
+        return sum(w.dropped_events for w in [self._file_writer, *self._sub_writers.values()])
+
+    def _sub_writer(self, run: str) -> FileWriter:
+        writer = self._sub_writers.get(run)
+        if writer is None:
+            with self._lock:
+                writer = self._sub_writers.get(run)
+                if writer is None:
+                    writer = FileWriter(self._file_writer.storage.join(self._logdir, run), **self._options)
+                    self._sub_writers[run] = writer
+        return writer
+
+    def _step_and_time(self, global_step, walltime) -> tuple[int, float]:
+        """The checked step and wall time of an event, use_metadata()'s defaults filled in."""
+        if self._defaults:
+            global_step = self._defaults.get("global_step") if global_step is None else global_step
+            walltime = self._defaults.get("walltime") if walltime is None else walltime
+        return check_step(global_step), check_walltime(walltime)
+
+    def _add(self, summary: summary_pb2.Summary, global_step, walltime, writer: FileWriter | None = None) -> None:
+        step, wall = self._step_and_time(global_step, walltime)
+        (writer or self._file_writer).add_summary(summary, step, wall)
+
+    def use_metadata(self, *, global_step=None, walltime=None) -> ContextManager["SummaryWriter"]:
+        """Within the block, add_* calls without a step or wall time get these (as tensorboardX's)."""
+        return defaults_block(self, self._defaults, global_step, walltime)
+
+    def add_summary(self, summary, global_step=None, walltime=None) -> None:
+        """Logs a ready Summary proto (as FileWriter.add_summary)."""
+        self._add(summary, global_step, walltime)
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Returns once everything logged so far is in the event files."""
+        for writer in [self._file_writer, *self._sub_writers.values()]:
+            writer.flush()
+
+    def close(self) -> None:
+        """Flushes and closes every event file of this writer; idempotent. A later add_* starts new files."""
+        errors = []
+        for writer in [self._file_writer, *self._sub_writers.values()]:
+            try:
+                writer.close()
+            except Exception as err:  # close the others, then report
+                errors.append(err)
+        if errors:
+            raise errors[0]
+
+    def __enter__(self) -> "SummaryWriter":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+# help() and IDEs should show __init__'s arguments, not the rank-dispatching __new__'s.
+SummaryWriter.__signature__ = inspect.signature(SummaryWriter.__init__).replace(
+    parameters=list(inspect.signature(SummaryWriter.__init__).parameters.values())[1:])

@@ -1,0 +1,22 @@
+"""Column-wise CRC-32C equals the native CRC of each payload, for every length the reader groups."""
+import numpy as np
+
+from tensorboard.crc32c import crc32c, crc32c_python
+from tensorboard.reader._crc_columns import COLUMN_MAX_LENGTH, crc_columns
+
+
+def test_matches_native_crc_for_every_short_length():
+    rng = np.random.default_rng(7)
+    for length in list(range(0, 33)) + [47, 64, 100, COLUMN_MAX_LENGTH]:
+        data = rng.integers(0, 256, size=50 * (length + 3), dtype=np.uint8)
+        starts = np.arange(50) * (length + 3) + 1  # unaligned, with gaps
+        got = crc_columns(data, starts, length)
+        want = [crc32c(data[s:s + length].tobytes()) for s in starts]
+        assert got.tolist() == want
+        assert want[0] == crc32c_python(data[starts[0]:starts[0] + length].tobytes())
+
+
+def test_structured_payloads():
+    payloads = [bytes(40), b"\xff" * 40, bytes(range(40)), bytes(range(40))[::-1]]
+    data = np.frombuffer(b"".join(payloads), np.uint8)
+    assert crc_columns(data, np.arange(4) * 40, 40).tolist() == [crc32c(p) for p in payloads]

@@ -6,6 +6,7 @@ match `inspect.signature` of the code, so the reference cannot silently drift fr
 """
 import importlib
 import inspect
+import os
 import re
 from pathlib import Path
 
@@ -141,9 +142,11 @@ def test_package_exports_documented():
 
 
 @pytest.mark.parametrize("module", ["summary", "reader", "projector", "graph", "integrations.mxnet",
-                                    "integrations.pytorch", "distributed", "convert"])
-def test_modules_have_subsections_listing_their_exports(module):
+                                    "integrations.pytorch", "integrations.keras", "distributed", "convert"])
+def test_modules_have_subsections_listing_their_exports(module, monkeypatch):
     text = _subsection(rf"tensorboard\.{re.escape(module)}\b")
+    if module == "integrations.keras":
+        _import_keras(monkeypatch)
     mod = importlib.import_module(f"tensorboard.{module}")
     names = getattr(mod, "__all__", None) or [
         n for n, v in vars(mod).items()
@@ -160,3 +163,18 @@ def test_distributed_options_match_code():
     for func in (distributed.detect_rank, distributed.resolve, distributed.check_write_ranks):
         problems = _check_signature(text, f"distributed.{func.__name__}", func.__name__, func)
         assert not problems, "\n".join(problems)
+
+
+def _import_keras(monkeypatch) -> None:
+    """Keras defaults to the TensorFlow backend, which is not installed: pick one that is."""
+    monkeypatch.setenv("KERAS_BACKEND", os.environ.get("KERAS_BACKEND", "numpy"))
+    pytest.importorskip("keras")
+
+
+def test_keras_callback_signature_documented(monkeypatch):
+    _import_keras(monkeypatch)
+    from tensorboard.integrations.keras import TensorBoard
+
+    problems = _check_signature(_subsection(r"tensorboard\.integrations\.keras\b"), "keras.TensorBoard()",
+                                "TensorBoard", TensorBoard.__init__)
+    assert not problems, "\n".join(problems)

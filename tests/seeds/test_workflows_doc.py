@@ -34,6 +34,8 @@ def test_example_runs_and_logs(tmp_path, title, code):
             pytest.importorskip("torch")
         if "import jax" in code:
             pytest.importorskip("jax")
+        if "import keras" in code:
+            pytest.importorskip("keras")
         env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
         result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True)
         assert result.returncode == 0, result.stderr[-4000:]

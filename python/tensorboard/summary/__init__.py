@@ -13,6 +13,7 @@ from tensorboard.summary.histogram import histogram
 from tensorboard.summary.hparams import hparams
 from tensorboard.summary.image import image, images, make_grid
 from tensorboard.summary.image_boxes import image_boxes
+from tensorboard.summary.keras_model import keras_model
 from tensorboard.summary.mesh import mesh
 from tensorboard.summary.pr_curve import pr_curve, pr_curve_raw
 from tensorboard.summary.scalar import scalar
@@ -20,7 +21,7 @@ from tensorboard.summary.text import text
 from tensorboard.summary.video import video
 
 __all__ = ["audio", "custom_scalars", "figure", "figure_to_image", "histogram", "hparams", "image", "image_boxes", "images",
-           "make_grid", "mesh", "pr_curve", "pr_curve_raw", "scalar", "text", "video"]
+           "keras_model", "make_grid", "mesh", "pr_curve", "pr_curve_raw", "scalar", "text", "video"]
 
 __path__ = _upstream.extend_path(__path__, "summary")  # noqa: F821
 

@@ -54,10 +54,10 @@ def test_summary_writer_on_s3_read_by_both_readers(s3):
         writer.add_scalars("acc", {"train": 0.5, "valid": 0.25}, 7)
     ours = reader.read_scalars(logdir)
     assert [s for s, _, _ in ours["."]["loss"]] == list(range(300))
-    assert set(ours) == {".", "acc_train", "acc_valid"}
+    assert set(ours) == {".", "acc/train", "acc/valid"}
     view = upstream_s3(s3, logdir)
     assert [row[0] for row in view["runs"]["."]["scalars"]["loss"]] == list(range(300))
-    assert view["runs"]["acc_valid"]["scalars"]["acc"][0][0::2] == [7, 0.25]
+    assert view["runs"]["acc/valid"]["scalars"]["acc"][0][0::2] == [7, 0.25]
 
 
 def test_explicit_storage_options_reach_the_endpoint(s3, monkeypatch):

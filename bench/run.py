@@ -332,7 +332,7 @@ def main(argv=None) -> int:
 
     extras = {}
     if not args.no_extras:
-        for name, timeout in (("startup.py", 600), ("soak.py", 900), ("read.py", 3600)):
+        for name, timeout in (("startup.py", 600), ("soak.py", 900), ("read.py", 3600), ("async_log.py", 1800)):
             result = run_extra(name, timeout)
             if result is not None:
                 extras[name] = result

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from tensorboard import event_file, wire
+from tensorboard import event_file, event_file_names, wire
 from tensorboard.reader import read_events
 from upstream import upstream_run
 
@@ -29,7 +29,7 @@ def test_file_name_layout_and_uniqueness(tmp_path):
 
 def test_names_of_one_second_sort_in_creation_order(monkeypatch):
     # Readers take a run's files in name order; the counter crossing 9 -> 10 must not reorder them.
-    monkeypatch.setattr(event_file, "_file_counter", itertools.count(7))
+    monkeypatch.setattr(event_file_names, "_file_counter", itertools.count(7))
     names = [event_file.event_file_name(now=1.0) for _ in range(6)]
     assert sorted(names) == names
 

@@ -33,7 +33,7 @@ if ! stamp_ok .venv "$MAIN_DEPS $TORCH_WHEEL"; then
 fi
 
 # -- upstream reader + competitors ---------------------------------------------------------------
-UP_DEPS="$RENDERER_REQUIREMENT tensorboardX==2.6.5 crc32c numpy pillow psutil boto3"
+UP_DEPS="$RENDERER_REQUIREMENT tensorboardX==2.6.5 crc32c numpy pillow psutil boto3 jax[cpu]"
 if ! stamp_ok .venv-upstream "$UP_DEPS $TORCH_WHEEL"; then
   log "creating .venv-upstream ($UP_DEPS, torch from $TORCH_WHEEL)"
   [ -L .venv-upstream ] && rm -f .venv-upstream

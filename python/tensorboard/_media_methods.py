@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorboard import _orders
+from tensorboard import _deferred, _orders
 from tensorboard._args import check_tag, pick, require
 from tensorboard.src import summary_pb2
 
@@ -33,6 +33,15 @@ def _is_bins(value: Any) -> bool:
 class MediaMethods:
     """add_histogram, add_image(s), add_audio, add_text, add_pr_curve, ... for SummaryWriter."""
 
+    def _deferred_if_pending(self, tag: str, value, global_step, walltime, make_summary) -> bool:
+        """Logs a JAX/MXNet/device value without waiting for it (True), or leaves it to the caller (False)."""
+        kind = _deferred.framework_of(value)
+        if kind is None:
+            return False
+        check_tag(tag)
+        self._add_later(tag, value, kind, global_step, walltime, make_summary)
+        return True
+
     def add_histogram(self, tag: str, values=None, global_step=None, bins="tensorflow", walltime=None,
                       max_bins: int | None = None) -> None:
         """Logs a histogram of `values`; `bins` as in numpy.histogram, or TensorBoard's default buckets.
@@ -44,6 +53,9 @@ class MediaMethods:
 
         if _is_bins(global_step):  # seed 001's order: (tag, values, bins, global_step)
             global_step, bins = (None if bins == "tensorflow" else bins), global_step
+        if self._deferred_if_pending(tag, values, global_step, walltime,
+                                     lambda array: summary.histogram(tag, array, bins=bins, max_bins=max_bins)):
+            return
         self._add(summary.histogram(check_tag(tag), require("values", values), bins=bins, max_bins=max_bins),
                   global_step, walltime)
 
@@ -69,6 +81,14 @@ class MediaMethods:
             if rank is None:
                 rank = len(getattr(image, "shape", ()))
             dataformats = {2: "HW", 3: "CHW", 4: "NCHW"}.get(rank, "CHW")
+        self._image(tag, image, dataformats, global_step, walltime)
+
+    def _image(self, tag: str, image, dataformats: str, global_step, walltime) -> None:
+        from tensorboard import summary
+
+        if self._deferred_if_pending(tag, image, global_step, walltime,
+                                     lambda array: summary.image(tag, array, dataformats=dataformats)):
+            return
         self._add(summary.image(check_tag(tag), image, dataformats=dataformats), global_step, walltime)
 
     def add_images(self, tag: str, images=None, global_step=None, walltime=None, dataformats: str = "NCHW", *,
@@ -81,7 +101,7 @@ class MediaMethods:
             images = _stacked(images, "images")
             if "N" not in dataformats.upper():
                 dataformats = "N" + dataformats
-        self._add(summary.image(check_tag(tag), images, dataformats=dataformats), global_step, walltime)
+        self._image(tag, images, dataformats, global_step, walltime)
 
     def add_image_with_boxes(self, tag: str, img_tensor, box_tensor, global_step=None, walltime=None,
                              dataformats: str = "CHW", labels=None, rescale: float = 1) -> None:
@@ -125,6 +145,9 @@ class MediaMethods:
 
         audio = require("audio", pick("audio", audio, "snd_tensor", snd_tensor))
         sample_rate, global_step, walltime = _orders.audio_args(args, sample_rate, global_step, walltime)
+        if self._deferred_if_pending(tag, audio, global_step, walltime,
+                                     lambda array: summary.audio(tag, array, sample_rate=sample_rate)):
+            return
         self._add(summary.audio(check_tag(tag), audio, sample_rate=sample_rate), global_step, walltime)
 
     def add_text(self, tag: str, text: str | None = None, global_step=None, walltime=None, *,

@@ -3,11 +3,12 @@ tensorboardX's export_scalars_to_json."""
 from __future__ import annotations
 
 import json
+import math
 import os
 from time import time as _now
 from typing import Any, Mapping
 
-from tensorboard import wire
+from tensorboard import _deferred, wire
 from tensorboard._args import check_float32, check_step, check_tag, check_walltime, pick, require
 
 
@@ -47,6 +48,10 @@ class ScalarMethods:
                 raise ValueError(f"value: a tuple or list is MXBoard's named scalar (name, number), got {value!r:.80}")
             self.add_scalars(tag, {value[0]: value[1]}, global_step, walltime)
             return
+        elif _deferred.framework_of(value) is not None:
+            self._add_scalar_later(tag, value, global_step, walltime, display_name, summary_description, new_style,
+                                   double_precision)
+            return
         else:
             from tensorboard.convert import to_float
 
@@ -73,6 +78,19 @@ class ScalarMethods:
             self._file_writer.add_event_bytes(event)
         else:
             writer.write(event)
+
+    def _add_scalar_later(self, tag: str, value, global_step, walltime, display_name, summary_description,
+                          new_style: bool, double_precision: bool) -> None:
+        """add_scalar of a JAX/MXNet/device value: checked now (tag, one element), converted in the writer thread."""
+        from tensorboard import summary
+
+        check_tag(tag)
+        shape = _deferred.shape_of(value)
+        if math.prod(shape) != 1:
+            raise TypeError(f"value: expected a single number, got an array of shape {shape}")
+        self._add_later(tag, value, _deferred.framework_of(value), global_step, walltime,
+                        lambda array: summary.scalar(tag, array, display_name, summary_description,
+                                                     new_style=new_style, double_precision=double_precision))
 
     def add_scalars(self, main_tag: str, tag_scalar_dict: Mapping[str, Any] | None = None, global_step=None,
                     walltime=None, *, value: Mapping[str, Any] | None = None) -> None:

@@ -10,69 +10,25 @@ a corrupt record, and everything written before `flush()` returned stays readabl
 """
 from __future__ import annotations
 
-import atexit
-import itertools
 import os
-import socket
 import threading
 import time
-import warnings
-import weakref
 from collections import deque
 
-from tensorboard import _signals, record, wire
+from tensorboard import _signals, record
+from tensorboard._deferred import DEFAULT_MAX_PENDING_SNAPSHOT_BYTES, Deferred, DeferredValueError
+from tensorboard._write_policy import ON_ERROR_CHOICES, RETRY_FIRST, EventWriteWarning, WritePolicy  # noqa: F401
+from tensorboard._writer_lifecycle import _open_writers, flush_open_writers  # noqa: F401 (re-exported)
+from tensorboard.event_file_names import FILE_VERSION, event_file_name  # noqa: F401 (re-exported)
 from tensorboard.storage import storage_for
 
-FILE_VERSION = "brain.Event:2"
 _BATCH_BYTES = 64 << 10  # one write's buffer
 DEFAULT_MAX_PENDING_BYTES = 64 << 10  # ~1,500 scalar events; bounds memory when the disk is slower than the caller
 _PER_ITEM_OVERHEAD = 64  # rough bytes of bookkeeping per queued event, for the memory bound
-_file_counter = itertools.count()
-_counter_lock = threading.Lock()
-_open_writers: "weakref.WeakSet[EventFileWriter]" = weakref.WeakSet()
-
-
-ON_ERROR_CHOICES = ("raise", "warn")
-_RETRY_FIRST, _RETRY_MAX = 1.0, 60.0  # seconds between write attempts while failing (on_error="warn")
 
 
 class WriterClosedError(ValueError):
     """Raised when writing to a closed writer."""
-
-
-class EventWriteWarning(RuntimeWarning):
-    """An event file could not be written and on_error="warn": events are being dropped (and counted)."""
-
-
-def event_file_name(suffix: str = "", now: float | None = None) -> str:
-    """events.out.tfevents.<10-digit time>.<host>.<pid>.<counter><suffix>, unique per writer.
-
-    The counter is zero-padded so that a process's files of one second sort in creation
-    order: readers (upstream's too) read a run's files in name order, and "….10" would
-    otherwise come before "….9".
-    """
-    with _counter_lock:
-        counter = next(_file_counter)
-    stamp = int(time.time() if now is None else now)
-    return f"events.out.tfevents.{stamp:010d}.{socket.gethostname()}.{os.getpid()}.{counter:06d}{suffix}"
-
-
-def _file_stamp(path: str) -> int:
-    """The time stamp field of an event file name (0 if it has none)."""
-    try:
-        return int(os.path.basename(path).split("tfevents.", 1)[1].split(".", 1)[0])
-    except (IndexError, ValueError):
-        return 0
-
-
-def _header_record(source_writer: str = "") -> bytes:
-    """The first record of every file: Event{wall_time, file_version[, source_metadata{writer}]}."""
-    body = wire.event_header(time.time(), 0) + b"\x1a" + wire.varint(len(FILE_VERSION)) + FILE_VERSION.encode()
-    if source_writer:
-        name = source_writer.encode()
-        inner = b"\x0a" + wire.varint(len(name)) + name  # SourceMetadata.writer = 1
-        body += b"\x52" + wire.varint(len(inner)) + inner  # Event.source_metadata = 10
-    return record.frame(body)
 
 
 class _Barrier:
@@ -86,7 +42,7 @@ class _Barrier:
         self.fsync = fsync
 
 
-class EventFileWriter:
+class EventFileWriter(WritePolicy):
     """Writes serialized `Event`s to one new event file in `logdir`, in order, from a background thread.
 
     max_queue: queued events that wake the writer thread for a batch write.
@@ -100,13 +56,15 @@ class EventFileWriter:
         gone or damaged, and warn again once writing works.
     max_file_bytes: start a new event file (a later name in the same run) once the current one
         is this big; default None for local files, 16 MiB on object stores (bounds the upload buffer).
+    max_pending_snapshot_bytes: device bytes that queued deferred values (write_deferred) may hold.
     source_writer: recorded in each file's first event as `source_metadata.writer` (upstream's
         EventFileWriter records its module name there); empty: no source_metadata.
     """
 
     def __init__(self, logdir: str, max_queue: int = 10, flush_secs: float = 120, filename_suffix: str = "",
                  max_pending_bytes: int = DEFAULT_MAX_PENDING_BYTES, fsync: bool = False, storage=None,
-                 on_error: str = "raise", max_file_bytes: int | None = None, source_writer: str = ""):
+                 on_error: str = "raise", max_file_bytes: int | None = None, source_writer: str = "",
+                 max_pending_snapshot_bytes: int = DEFAULT_MAX_PENDING_SNAPSHOT_BYTES):
         if not isinstance(max_queue, int) or max_queue < 1:
             raise ValueError(f"max_queue must be a positive int, got {max_queue!r}")
         if not isinstance(flush_secs, (int, float)) or not flush_secs > 0:
@@ -137,7 +95,7 @@ class EventFileWriter:
         self._in_trouble = False  # warned about a failure, not yet about the recovery
         self._retry_at = 0.0
         self._flush_retry_at = 0.0
-        self._backoff = _RETRY_FIRST
+        self._backoff = RETRY_FIRST
         self._file = None
         self._file_bytes = 0
         self._file_events = 0
@@ -151,6 +109,10 @@ class EventFileWriter:
         self._queue: deque = deque()
         self._bytes_in = 0  # written by producers only
         self._bytes_out = 0  # written by the writer thread only
+        self._max_snapshot_bytes = max_pending_snapshot_bytes
+        self._snapshots_in = 0  # device bytes of deferred values queued (producers)
+        self._snapshots_out = 0  # ... and converted (writer thread)
+        self._deferred_error: BaseException | None = None  # raised once at the next call
         self._wake = threading.Event()
         self._space = threading.Condition(threading.Lock())
         self._error: BaseException | None = None
@@ -177,6 +139,28 @@ class EventFileWriter:
                 self._wake.set()
             if self._bytes_in - self._bytes_out > self._max_pending_bytes:
                 self._wait_for_space()
+        if self._deferred_error is not None:  # this call's event is queued; the earlier value's error is raised
+            self._raise_state()
+
+    def write_deferred(self, item: Deferred) -> None:
+        """Queues an event whose value the writer thread converts and encodes (see tensorboard._deferred).
+
+        Returns at once unless the snapshots already pending hold more than max_pending_snapshot_bytes.
+        """
+        if self._error is not None or self._closed:
+            self._raise_state()
+        if self._snapshots_in - self._snapshots_out + item.nbytes > self._max_snapshot_bytes:
+            with self._space:
+                while (self._snapshots_in > self._snapshots_out and self._error is None and self._thread.is_alive()
+                       and self._snapshots_in - self._snapshots_out + item.nbytes > self._max_snapshot_bytes):
+                    self._wake.set()
+                    self._space.wait(0.1)
+        self._snapshots_in += item.nbytes
+        self._queue.append(item)
+        self._bytes_in += _PER_ITEM_OVERHEAD
+        self._wake.set()  # convert as soon as the value is ready, so its errors surface soon
+        if self._deferred_error is not None:
+            self._raise_state()
 
     def write_many(self, events) -> None:
         """Queues several serialized Events in order."""
@@ -184,8 +168,8 @@ class EventFileWriter:
             self.write(event_bytes)
 
     def flush(self) -> None:
-        """Returns once everything queued before the call is written to the file (and fsynced if asked)."""
-        if self._error is not None:
+        """Returns once everything queued before the call is converted and written (and fsynced if asked)."""
+        if self._error is not None or self._deferred_error is not None:
             self._raise_state()
         if self._closed:
             return
@@ -194,7 +178,7 @@ class EventFileWriter:
         while not barrier.done.wait(0.1):
             if not self._thread.is_alive():
                 break
-        if barrier.error is not None or self._error is not None:
+        if barrier.error is not None or self._error is not None or self._deferred_error is not None:
             self._raise_state()
 
     def _post_barrier(self) -> _Barrier:
@@ -234,7 +218,7 @@ class EventFileWriter:
                     except Exception as err:
                         self._fail(err, self._file_events if self._file_dirty() else 0)
                 _open_writers.discard(self)
-            if self._error is not None:
+            if self._error is not None or self._deferred_error is not None:
                 self._raise_state()
 
     def abandon(self) -> None:
@@ -263,6 +247,9 @@ class EventFileWriter:
         self.close()
 
     def _raise_state(self) -> None:
+        deferred, self._deferred_error = self._deferred_error, None
+        if deferred is not None:
+            raise deferred
         if self._error is not None:
             raise IOError(f"writing {self.path} failed: {self._error}") from self._error
         raise WriterClosedError(f"event file writer for {self.path} is closed")
@@ -283,123 +270,7 @@ class EventFileWriter:
                 f"event file writer for {self.path} was created in process {self._pid} and used after fork() "
                 f"in process {os.getpid()}; create a new writer in the child (SummaryWriter does this for you)")
 
-    # -- files and failures (writer thread, and the constructor) -----------------------------------
-
-    def _open_file(self, path: str) -> None:
-        """Starts event file `path` with its file_version record, made visible at once."""
-        self._storage.makedirs(self.logdir)
-        new = self._storage.open_append(path)
-        try:
-            new.write(_header_record(self._source_writer))
-            new.flush(self._fsync)
-        except BaseException:
-            try:
-                new.close()
-            except Exception:
-                pass
-            raise
-        self._file, self.path = new, path
-        self._file_bytes, self._file_events = 0, 0
-        self.paths.append(path)
-
-    def _next_path(self) -> str:
-        """A new file name that sorts after every file this writer started (readers go in name order)."""
-        stamp = max(int(time.time()), max(map(_file_stamp, self.paths), default=0) + 1)
-        return self._storage.join(self.logdir, event_file_name(self._suffix, now=stamp))
-
-    def _file_dirty(self) -> bool:
-        return bool(getattr(self._file, "_dirty", False))
-
-    def _fail(self, err: BaseException, dropped: int, flushing: bool = False) -> None:
-        """Records an I/O failure as `on_error` says: stored to raise, or warned about, counted and retried later.
-
-        Write failures hold back writes (and drop their events) until the retry time; flush (upload)
-        failures hold back only flushes, so an object store's buffer keeps everything meanwhile.
-        """
-        if self._on_error == "raise":
-            if getattr(self, "_error", None) is None:
-                self._error = err
-            return
-        self.dropped_events += dropped
-        now = time.monotonic()
-        if not self._in_trouble:
-            self._in_trouble = True
-            self._backoff = _RETRY_FIRST
-            warnings.warn(f"writing event file {self.path} failed ({err!r}); on_error='warn': dropping what "
-                          f"cannot be written and retrying with backoff", EventWriteWarning, stacklevel=2)
-        else:
-            self._backoff = min(self._backoff * 2, _RETRY_MAX)
-        if flushing:
-            self._flush_failing = True
-            self._flush_retry_at = now + self._backoff
-        else:
-            self._failing = True
-            self._retry_at = now + self._backoff
-
-    def _may_write(self) -> bool:
-        """False while writes fail (on_error="warn") and the next retry is not due; reopens a broken file when due."""
-        if self._file is not None and not self._failing:
-            return True
-        if time.monotonic() < self._retry_at:
-            return False
-        if self._file is None or self._file.needs_reopen():
-            old = self._file
-            self._file = None
-            if old is not None:
-                try:
-                    old.close()
-                except Exception:
-                    pass
-            try:
-                self._open_file(self._next_path())
-            except Exception as err:
-                self._fail(err, 0)
-                return False
-        return True
-
-    def _may_flush(self) -> bool:
-        if self._error is not None or not self._may_write():
-            return False
-        return not self._flush_failing or time.monotonic() >= self._flush_retry_at
-
-    def _flush_file(self, fsync: bool) -> None:
-        if not self._may_flush():
-            return
-        try:
-            self._file.flush(fsync)
-        except BaseException as err:
-            self._fail(err, 0, flushing=True)
-            if self._file.needs_reopen() and self._on_error == "warn":  # deleted: start anew at the next write
-                self._failing, self._retry_at = True, self._flush_retry_at
-        else:
-            self._recovered(flushed=True)
-
-    def _recovered(self, flushed: bool) -> None:
-        """A write (or a flush) worked: leave the failing state, and say so once everything works again."""
-        if flushed:
-            self._flush_failing = False
-        else:
-            self._failing = False
-        if self._in_trouble and not self._failing and not self._flush_failing:
-            self._in_trouble = False
-            warnings.warn(f"writing event file {self.path} works again; {self.dropped_events} events were dropped "
-                          f"in all", EventWriteWarning, stacklevel=2)
-
-    def _roll_over(self) -> None:
-        """Closes (uploads) the full current file and starts the next one."""
-        old = self._file
-        try:
-            old.close()
-        except Exception as err:
-            self._file = None
-            self._fail(err, self._file_events)
-            if self._on_error == "raise":
-                return
-        try:
-            self._open_file(self._next_path())
-        except Exception as err:
-            self._file = None
-            self._fail(err, 0)
+    # -- files and failures: see _write_policy.WritePolicy ------------------------------------------
 
     # -- writer thread -----------------------------------------------------------------------------
 
@@ -431,6 +302,14 @@ class EventFileWriter:
                 item = queue.popleft()
             except IndexError:
                 break
+            if item.__class__ is Deferred:  # counted in as one item's overhead: counted out the same
+                encoded = self._encode_deferred(item)
+                if encoded is None:
+                    self._bytes_out += _PER_ITEM_OVERHEAD
+                else:
+                    batch.append(encoded)
+                    size += _PER_ITEM_OVERHEAD
+                continue
             if item.__class__ is bytes:
                 batch.append(item)
                 size += len(item) + _PER_ITEM_OVERHEAD
@@ -447,6 +326,22 @@ class EventFileWriter:
             self._answer_barrier(item)
         self._write_batch(batch, size)
         return stop
+
+    def _encode_deferred(self, item: Deferred) -> bytes | None:
+        """Converts and encodes a deferred value; a failure is kept to raise at the caller's next call."""
+        try:
+            event_bytes = item.encode()
+        except Exception as err:
+            if self._deferred_error is None:
+                self._deferred_error = DeferredValueError(
+                    f"the value logged asynchronously under tag {item.tag!r} could not be logged: {err}")
+                self._deferred_error.__cause__ = err
+            event_bytes = None
+        finally:
+            self._snapshots_out += item.nbytes
+            with self._space:
+                self._space.notify_all()
+        return event_bytes
 
     def _batch_limit(self) -> int:
         """Bytes to gather before a write: 1 MiB, or less when the current file is to roll over sooner."""
@@ -483,45 +378,3 @@ class EventFileWriter:
         barrier.done.set()
 
 
-def flush_open_writers(timeout: float = 10.0) -> bool:
-    """Flushes every open writer of this process, giving up after `timeout` seconds; True if all finished."""
-    deadline = time.monotonic() + timeout
-    ok = True
-    for writer in list(_open_writers):
-        ok = writer._flush_for_exit(deadline) and ok
-    return ok
-
-
-EXIT_FLUSH_TIMEOUT = float(os.environ.get("TENSORBOARD_EXIT_FLUSH_TIMEOUT", "60"))
-
-
-def _close_all_at_exit() -> None:
-    """Flushes and closes writers the program left open, so queued events are not lost at exit.
-
-    Bounded: a writer whose storage hangs is given up after EXIT_FLUSH_TIMEOUT seconds (all writers
-    together), so the interpreter always exits.
-    """
-    deadline = time.monotonic() + EXIT_FLUSH_TIMEOUT
-    for writer in list(_open_writers):
-        if writer._pid != os.getpid():
-            continue
-        if writer._flush_for_exit(deadline) or writer._error is not None:
-            try:
-                writer.close()
-            except Exception:
-                pass
-
-
-def _mark_inherited_writers() -> None:
-    """In a forked child: the parent's writers have no thread here; using one raises instead of losing events."""
-    for writer in list(_open_writers):
-        if writer._error is None:
-            writer._error = RuntimeError(
-                f"this event file writer belongs to process {writer._pid}; after fork() create a new one "
-                f"(FileWriter and SummaryWriter do this for you)")
-        _open_writers.discard(writer)
-
-
-atexit.register(_close_all_at_exit)
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_mark_inherited_writers)

@@ -26,10 +26,13 @@ class FileWriter:
         drops and counts what cannot be written and retries (see tensorboard.event_file).
     max_file_bytes: roll over to a new event file at this size (default: 16 MiB on object stores).
     storage_options: fsspec options for a remote logdir URL (e.g. {"endpoint_url": ...} for S3).
+    max_pending_snapshot_bytes: device memory the copies of JAX/MXNet/GPU values awaiting conversion
+        may hold (default 256 MiB, see tensorboard._deferred); past it adding waits.
     """
 
     def __init__(self, logdir: str | os.PathLike, max_queue: int = 10, flush_secs: float = 120,
                  filename_suffix: str = "", *, fsync: bool = False, max_pending_bytes: int | None = None,
+                 max_pending_snapshot_bytes: int | None = None,
                  on_error: str = "raise", max_file_bytes: int | None = None,
                  storage_options: Mapping[str, Any] | None = None):
         if logdir is None:
@@ -39,6 +42,8 @@ class FileWriter:
                              fsync=fsync, on_error=on_error, max_file_bytes=max_file_bytes)
         if max_pending_bytes is not None:
             self._options["max_pending_bytes"] = max_pending_bytes
+        if max_pending_snapshot_bytes is not None:
+            self._options["max_pending_snapshot_bytes"] = max_pending_snapshot_bytes
         self._storage = storage_for(self._logdir, **dict(storage_options or {}))
         self._lock = threading.Lock()
         self._dropped_before = 0  # dropped by event files already closed
@@ -86,6 +91,13 @@ class FileWriter:
         if writer is None:
             writer = self._event_writer()
         writer.write(event_bytes)
+
+    def add_deferred(self, item) -> None:
+        """Queues an event the writer thread converts and encodes from a framework value (tensorboard._deferred)."""
+        writer = self._writer
+        if writer is None:
+            writer = self._event_writer()
+        writer.write_deferred(item)
 
     def add_event(self, event: event_pb2.Event) -> None:
         """Queues an Event proto (ours or upstream's `tensorboard.compat.proto`); a missing wall_time is set to now."""

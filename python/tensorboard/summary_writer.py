@@ -8,8 +8,9 @@ from __future__ import annotations
 import inspect
 import os
 import threading
-from typing import Any, ContextManager, Mapping
+from typing import Any, Callable, ContextManager, Mapping
 
+from tensorboard import _deferred, wire
 from tensorboard._args import check_step, check_walltime, pick
 from tensorboard._media_methods import MediaMethods
 from tensorboard._scalar_methods import ScalarMethods
@@ -115,6 +116,20 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
             global_step = self._defaults.get("global_step") if global_step is None else global_step
             walltime = self._defaults.get("walltime") if walltime is None else walltime
         return check_step(global_step), check_walltime(walltime)
+
+    def _add_later(self, tag: str, value: Any, kind: str, global_step, walltime,
+                   make_summary: Callable[[Any], summary_pb2.Summary]) -> None:
+        """Logs `make_summary(value as NumPy)` without waiting for `value`: a device snapshot now, the
+        conversion and encoding in the writer thread (see tensorboard._deferred)."""
+        step, wall = self._step_and_time(global_step, walltime)
+        copy = _deferred.snapshot(value, kind)
+
+        def encode() -> bytes:
+            from tensorboard.convert import to_numpy
+
+            return wire.summary_event(make_summary(to_numpy(copy, "value")).SerializeToString(), step, wall)
+
+        self._file_writer.add_deferred(_deferred.Deferred(encode, _deferred.nbytes_of(value), tag))
 
     def _add(self, summary: summary_pb2.Summary, global_step, walltime, writer: FileWriter | None = None) -> None:
         step, wall = self._step_and_time(global_step, walltime)

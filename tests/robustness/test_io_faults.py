@@ -17,7 +17,7 @@ import warnings
 import pytest
 
 import tensorboard
-from tensorboard import event_file, reader
+from tensorboard import _write_policy, event_file, reader
 from tensorboard.storage import FsspecStorage
 from upstream import upstream_read
 import rb_helpers as h
@@ -108,7 +108,7 @@ def test_full_disk_raises_and_keeps_flushed_events(small_disk):
 
 
 def test_full_disk_warn_mode_drops_counts_and_recovers(small_disk, monkeypatch):
-    monkeypatch.setattr(event_file, "_RETRY_FIRST", 0.05)
+    monkeypatch.setattr(_write_policy, "RETRY_FIRST", 0.05)
     filler = small_disk / "filler"
     filler.write_bytes(b"\0" * (1024 * 1024 - 64 * 1024))  # leaves ~64 KiB
     logdir = small_disk / "run"
@@ -181,7 +181,7 @@ def test_file_size_limit_raises_efbig_and_keeps_flushed_events(tmp_path):
 UNPRIVILEGED_CHILD = """
     import json, os, sys, time, warnings
     import tensorboard, tensorboard.writer, tensorboard.distributed, tensorboard.convert  # before dropping privileges:
-    from tensorboard import event_file                                 # the interpreter lives under /root
+    from tensorboard import _write_policy                              # the interpreter lives under /root
     os.setgid(65534)
     os.setuid(65534)  # root bypasses permissions: act as nobody
     logdir, mode = sys.argv[1], sys.argv[2]
@@ -193,7 +193,7 @@ UNPRIVILEGED_CHILD = """
         sys.exit(0)
     warnings.simplefilter("always")
     with warnings.catch_warnings(record=True) as caught:
-        event_file._RETRY_FIRST = 0.05
+        _write_policy.RETRY_FIRST = 0.05
         w = tensorboard.SummaryWriter(logdir, on_error="warn")
         for i in range(100):
             w.add_scalar("x", float(i), i)
@@ -273,7 +273,7 @@ def test_deleted_directory_raises_at_flush(tmp_path):
 
 
 def test_deleted_directory_warn_mode_starts_a_new_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(event_file, "_RETRY_FIRST", 0.05)
+    monkeypatch.setattr(_write_policy, "RETRY_FIRST", 0.05)
     logdir = tmp_path / "run"
     writer = tensorboard.SummaryWriter(logdir, on_error="warn")
     writer.add_scalar("x", 0.0, 0)
@@ -358,7 +358,7 @@ def test_remote_outage_raises_after_retries_and_keeps_uploaded_events(flaky_memo
 
 
 def test_remote_outage_warn_mode_keeps_buffer_and_loses_nothing(flaky_memory, monkeypatch):
-    monkeypatch.setattr(event_file, "_RETRY_FIRST", 0.05)
+    monkeypatch.setattr(_write_policy, "RETRY_FIRST", 0.05)
     storage, flaky = flaky_memory
     url = "/flaky-test_remote_outage_warn_mode_keeps_buffer_and_loses_nothing"
     writer = event_file.EventFileWriter("memory:/" + url, storage=storage, on_error="warn")

@@ -1,0 +1,93 @@
+"""Asynchronous logging benchmark (part of `make bench`): does add_* wait for the training step?
+
+Side by side in one run, each measurement in a fresh process (bench/async_worker.py):
+  * the caller's time in add_scalar(x) while x is a ~0.5 s JAX (or MXNet) computation still
+    running: ours, tensorboardX, torch.utils.tensorboard (JAX; MXNet: ours and tensorboardX).
+    Goal: <= 1 ms for ours, where the others wait for the computation.
+  * steps/s of a small JAX training loop logging its loss and one 256x256 weight histogram per
+    step, relative to the same loop without logging. Goal: ours within 3 % ("loop"); the
+    "loop-tiny" row (1.5 ms steps) shows the logging's own CPU cost and has no goal.
+Ours runs with .venv and the source tree; the peers with .venv-upstream (upstream tensorboard,
+tensorboardX, torch, JAX); MXNet rows with .venv-mxnet. Prints a table and a JSON line last.
+
+    python bench/async_log.py [--reps 3]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
+PYTHONS = {"ours": os.path.join(REPO, ".venv", "bin", "python"),
+           "peers": os.path.join(REPO, ".venv-upstream", "bin", "python"),
+           "mxnet": os.path.join(REPO, ".venv-mxnet", "bin", "python")}
+LATENCY_GOAL_MS = 1.0
+LOOP_GOAL = 0.97  # steps/s with logging over steps/s without
+
+
+def measure(lib: str, framework: str, mode: str) -> dict:
+    env_name = "mxnet" if framework == "mxnet" else ("ours" if lib in ("ours", "none-ours") else "peers")
+    worker_lib = "none" if lib.startswith("none") else lib
+    env = {**os.environ, "PYTHONPATH": os.path.join(REPO, "python") if env_name != "peers" else "",
+           "OMP_NUM_THREADS": "2"}
+    with tempfile.TemporaryDirectory(prefix="tb-async-bench-") as logdir:
+        out = subprocess.run([PYTHONS[env_name], os.path.join(BENCH, "async_worker.py"), worker_lib, framework, mode,
+                              logdir], env=env, capture_output=True, text=True, timeout=1200)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def median_of(runs: list[dict], key: str) -> float | None:
+    values = [r[key] for r in runs if key in r]
+    return statistics.median(values) if values else None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reps", type=int, default=3)
+    args = parser.parse_args()
+    result: dict = {"latency": {}, "loops": {}}
+    print("add_scalar(x) while x is still being computed (caller's time, median):")
+    for framework, libs in (("jax", ("ours", "tbx", "torch")), ("mxnet", ("ours", "tbx"))):
+        if framework == "mxnet" and not os.path.exists(PYTHONS["mxnet"]):
+            print("  mxnet: .venv-mxnet missing, skipped")
+            continue
+        for lib in libs:
+            runs = [measure(lib, framework, "latency") for _ in range(args.reps)]
+            caller, compute = median_of(runs, "caller_ms"), median_of(runs, "compute_ms")
+            result["latency"][f"{framework}/{lib}"] = {"caller_ms": caller, "compute_ms": compute,
+                                                      "errors": [r["error"] for r in runs if "error" in r]}
+            shown = "error" if caller is None else f"{caller:9.3f} ms (computation {compute:.0f} ms)"
+            print(f"  {framework:5} {lib:6} {shown}")
+    print("JAX training loop, loss + one 256x256 histogram per step (steps/s, median; ratio to no logging):")
+    for mode in ("loop", "loop-tiny"):
+        rows = {}
+        for lib in ("none-ours", "ours", "none", "tbx", "torch"):
+            rows[lib] = median_of([measure(lib, "jax", mode) for _ in range(args.reps)], "steps_per_s")
+        ratios = {"ours": rows["ours"] / rows["none-ours"] if rows["ours"] and rows["none-ours"] else None,
+                  "tbx": rows["tbx"] / rows["none"] if rows["tbx"] and rows["none"] else None,
+                  "torch": rows["torch"] / rows["none"] if rows["torch"] and rows["none"] else None}
+        result["loops"][mode] = {"steps_per_s": rows, "ratio_to_no_logging": ratios}
+        for lib, ratio in ratios.items():
+            print(f"  {mode:9} {lib:6} {rows[lib] or 0:8.1f} steps/s  x{ratio or 0:.3f} of no logging")
+    jax_ours = result["latency"].get("jax/ours", {}).get("caller_ms")
+    mx_ours = result["latency"].get("mxnet/ours", {}).get("caller_ms")
+    loop_ratio = result["loops"]["loop"]["ratio_to_no_logging"]["ours"]
+    result["goals"] = {"latency_ms_le_1": jax_ours is not None and jax_ours <= LATENCY_GOAL_MS
+                       and (mx_ours is None or mx_ours <= LATENCY_GOAL_MS),
+                       "loop_within_3pct": loop_ratio is not None and loop_ratio >= LOOP_GOAL}
+    result["target_met"] = all(result["goals"].values())
+    print(f"goals: {result['goals']}")
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""Process lifecycle of event file writers: flush what is open at exit and on SIGTERM, and after
+fork() make the parent's writers raise in the child instead of silently losing events."""
+from __future__ import annotations
+
+import atexit
+import os
+import time
+import weakref
+
+_open_writers: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def flush_open_writers(timeout: float = 10.0) -> bool:
+    """Flushes every open writer of this process, giving up after `timeout` seconds; True if all finished."""
+    deadline = time.monotonic() + timeout
+    ok = True
+    for writer in list(_open_writers):
+        ok = writer._flush_for_exit(deadline) and ok
+    return ok
+
+
+EXIT_FLUSH_TIMEOUT = float(os.environ.get("TENSORBOARD_EXIT_FLUSH_TIMEOUT", "60"))
+
+
+def _close_all_at_exit() -> None:
+    """Flushes and closes writers the program left open, so queued events are not lost at exit.
+
+    Bounded: a writer whose storage hangs is given up after EXIT_FLUSH_TIMEOUT seconds (all writers
+    together), so the interpreter always exits.
+    """
+    deadline = time.monotonic() + EXIT_FLUSH_TIMEOUT
+    for writer in list(_open_writers):
+        if writer._pid != os.getpid():
+            continue
+        if writer._flush_for_exit(deadline) or writer._error is not None:
+            try:
+                writer.close()
+            except Exception:
+                pass
+
+
+def _mark_inherited_writers() -> None:
+    """In a forked child: the parent's writers have no thread here; using one raises instead of losing events."""
+    for writer in list(_open_writers):
+        if writer._error is None:
+            writer._error = RuntimeError(
+                f"this event file writer belongs to process {writer._pid}; after fork() create a new one "
+                f"(FileWriter and SummaryWriter do this for you)")
+        _open_writers.discard(writer)
+
+
+atexit.register(_close_all_at_exit)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_mark_inherited_writers)

@@ -1,0 +1,45 @@
+"""Event file names and the first record of every event file."""
+from __future__ import annotations
+
+import itertools
+import os
+import socket
+import threading
+import time
+
+from tensorboard import record, wire
+
+FILE_VERSION = "brain.Event:2"
+_file_counter = itertools.count()
+_counter_lock = threading.Lock()
+
+
+def event_file_name(suffix: str = "", now: float | None = None) -> str:
+    """events.out.tfevents.<10-digit time>.<host>.<pid>.<counter><suffix>, unique per writer.
+
+    The counter is zero-padded so that a process's files of one second sort in creation
+    order: readers (upstream's too) read a run's files in name order, and "….10" would
+    otherwise come before "….9".
+    """
+    with _counter_lock:
+        counter = next(_file_counter)
+    stamp = int(time.time() if now is None else now)
+    return f"events.out.tfevents.{stamp:010d}.{socket.gethostname()}.{os.getpid()}.{counter:06d}{suffix}"
+
+
+def file_stamp(path: str) -> int:
+    """The time stamp field of an event file name (0 if it has none)."""
+    try:
+        return int(os.path.basename(path).split("tfevents.", 1)[1].split(".", 1)[0])
+    except (IndexError, ValueError):
+        return 0
+
+
+def header_record(source_writer: str = "") -> bytes:
+    """The first record of every file: Event{wall_time, file_version[, source_metadata{writer}]}."""
+    body = wire.event_header(time.time(), 0) + b"\x1a" + wire.varint(len(FILE_VERSION)) + FILE_VERSION.encode()
+    if source_writer:
+        name = source_writer.encode()
+        inner = b"\x0a" + wire.varint(len(name)) + name  # SourceMetadata.writer = 1
+        body += b"\x52" + wire.varint(len(inner)) + inner  # Event.source_metadata = 10
+    return record.frame(body)

@@ -12,7 +12,7 @@ touched. The tracers, in order:
    branches on tensor values). Its deprecation notice is hidden; TracerWarnings are not.
 
 Falling back emits a `UserWarning` naming the tracer used and why export failed. `strict`
-keeps `torch.jit.trace`'s meaning on every path: a model returning a dict or list is refused.
+keeps `torch.jit.trace`'s meaning on every path: a model returning a dict is refused.
 """
 from __future__ import annotations
 
@@ -51,17 +51,16 @@ def _eval_no_grad(model: Any) -> Iterator[None]:
             module.training = mode
 
 
-def _refuse_mutable_outputs(structure: Any) -> None:
-    """torch.jit.trace's strict mode: a dict or list in the outputs is an error."""
-    if isinstance(structure, (dict, list)):
-        kind = "dict" if isinstance(structure, dict) else "list"
+def _refuse_dict_outputs(structure: Any) -> None:
+    """torch.jit.trace's strict mode: a dict anywhere in the outputs is an error (lists pass)."""
+    if isinstance(structure, dict):
         raise RuntimeError(
-            f"strict tracing refuses a model returning a {kind} (its structure could depend on the "
-            f"inputs; torch.jit.trace's strict=True rule): return a tuple or NamedTuple, or pass "
-            f"strict=False (use_strict_trace=False) to log the graph anyway")
-    if isinstance(structure, tuple):
+            "strict tracing refuses a model returning a dict (its keys could depend on the inputs; "
+            "torch.jit.trace's strict=True rule): return a tuple or NamedTuple, or pass strict=False "
+            "(use_strict_trace=False) to log the graph anyway")
+    if isinstance(structure, (tuple, list)):
         for item in structure:
-            _refuse_mutable_outputs(item)
+            _refuse_dict_outputs(item)
 
 
 def export(model: Any, input_to_model: Any) -> Any:
@@ -79,7 +78,7 @@ def exported_graph_def(program: Any, model: Any, strict: bool = False) -> graph_
 
     if strict:
         spec = program.call_spec.out_spec
-        _refuse_mutable_outputs(_pytree.tree_unflatten([None] * spec.num_leaves, spec))
+        _refuse_dict_outputs(_pytree.tree_unflatten([None] * spec.num_leaves, spec))
     parameters = dict(model.named_parameters(remove_duplicate=False))
     ops = {InputKind.PARAMETER: "Parameter", InputKind.BUFFER: "Buffer", InputKind.CONSTANT_TENSOR: "Constant"}
     sources = {}
@@ -104,7 +103,7 @@ def symbolic_graph_def(model: Any, input_to_model: Any, strict: bool = False) ->
         module = torch.fx.symbolic_trace(model)
         result = ShapeProp(module).propagate(*_inputs_tuple(input_to_model))
     if strict:
-        _refuse_mutable_outputs(result)
+        _refuse_dict_outputs(result)
     return _fx.fx_graph_def(module.graph, module)
 
 

@@ -114,8 +114,10 @@ def test_missing_inputs_and_detection():
 
 
 def test_strict_refuses_dict_outputs_as_jit_trace_does():
+    from tensorboard.graph.pytorch import StrictTraceError
+
     model, inputs = default_path_models()["dict_out"]
-    with pytest.raises(RuntimeError, match="strict tracing refuses a model returning a dict"):
+    with pytest.raises(StrictTraceError, match="strict tracing refuses a model returning a dict"):
         to_graph_def(model, inputs, strict=True)
 
     class Nested(torch.nn.Module):

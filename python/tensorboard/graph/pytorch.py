@@ -51,10 +51,14 @@ def _eval_no_grad(model: Any) -> Iterator[None]:
             module.training = mode
 
 
+class StrictTraceError(RuntimeError):
+    """A dict in the outputs of a model traced with strict=True (no fallback tracer changes that)."""
+
+
 def _refuse_dict_outputs(structure: Any) -> None:
     """torch.jit.trace's strict mode: a dict anywhere in the outputs is an error (lists pass)."""
     if isinstance(structure, dict):
-        raise RuntimeError(
+        raise StrictTraceError(
             "strict tracing refuses a model returning a dict (its keys could depend on the inputs; "
             "torch.jit.trace's strict=True rule): return a tuple or NamedTuple, or pass strict=False "
             "(use_strict_trace=False) to log the graph anyway")
@@ -138,9 +142,9 @@ def graph_def(model: Any, input_to_model: Any = None, strict: bool = False) -> g
     try:
         graph = symbolic_graph_def(model, input_to_model, strict)
         used = "torch.fx.symbolic_trace"
+    except StrictTraceError:
+        raise
     except Exception as fx_error:  # noqa: BLE001
-        if isinstance(fx_error, RuntimeError) and str(fx_error).startswith("strict tracing refuses"):
-            raise
         try:
             graph = _torchscript.script_graph_def(trace(model, input_to_model, strict))
         except Exception as jit_error:

@@ -73,6 +73,16 @@ def make_attr(value: Any) -> graph_pb2.AttrValue | None:
     return attr
 
 
+def plain_constant(value: Any) -> Any:
+    """A framework constant as an attribute value: numbers, strings, flat lists; the rest as text."""
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        items = [plain_constant(v) for v in value]
+        return items if all(isinstance(v, (bool, int, float, str)) for v in items) else str(value)
+    return str(value)
+
+
 def parse_literal(text: str) -> Any:
     """Parses a framework's attribute string ("128", "1e-05", "True", "(3, 3)", "relu")."""
     stripped = text.strip()

@@ -1,78 +1,30 @@
-"""PyTorch modules as GraphDefs, via the TorchScript graph of `torch.jit.trace`.
+"""PyTorch modules as GraphDefs: `torch.export` first, `torch.fx` and `torch.jit.trace` as fallbacks.
 
 The module is traced with the example inputs (`input_to_model`) in eval mode and without
-gradients (its training flag is restored afterwards, so batch-norm statistics are not
-touched). In the inlined trace graph:
+gradients; its training flags are restored afterwards, so batch-norm statistics are not
+touched. The tracers, in order:
 
-* every operator (`aten::linear`, `aten::relu`, ...) becomes one node, named after the
-  module that called it (`block/conv/_convolution`, root-level calls stay at the root);
-* parameters and buffers reached through `prim::GetAttr` become `Parameter` / `Buffer`
-  nodes named by their qualified name ("fc1.weight" -> "fc1/weight") with their shapes;
-* constants (`prim::Constant`, constant lists) become attributes of the operators that
-  use them, named by the operator schema's argument names (`stride`, `dim`, ...);
-* graph inputs become `input/<name>` nodes, results `output/output<i>` nodes; output
-  shapes of traced tensors are stored as `_output_shapes`.
+1. `torch.export.export(model, args, strict=False)`: ATen operators (`aten::conv2d`, ...)
+   named by module scope, parameters and buffers from the exported signature.
+2. `torch.fx.symbolic_trace` + `ShapeProp`, when export refuses the model (e.g. inputs that
+   are not tensors or pytrees of tensors): calls of leaf modules (`Linear`) and functions.
+3. `torch.jit.trace` (deprecated in torch 2.x), when symbolic tracing fails too (e.g. Python
+   branches on tensor values). Its deprecation notice is hidden; TracerWarnings are not.
+
+Falling back emits a `UserWarning` naming the tracer used and why export failed. `strict`
+keeps `torch.jit.trace`'s meaning on every path: a model returning a dict is refused.
 """
 from __future__ import annotations
 
-import re
-from typing import Any
+import contextlib
+import logging
+import warnings
+from typing import Any, Iterator
 
-from tensorboard.graph._builder import GraphBuilder
+from tensorboard.graph import _fx, _torchscript
 from tensorboard.src import graph_pb2
 
-_CONST = object()
-
-
-def _sizes(value: Any) -> list[int] | None:
-    import torch
-
-    kind = value.type()
-    if not isinstance(kind, torch._C.TensorType):
-        return None
-    try:
-        sizes = kind.sizes()
-    except RuntimeError:
-        return None
-    return None if sizes is None else [-1 if s is None else int(s) for s in sizes]
-
-
-def _dtype(value: Any) -> str:
-    kind = value.type()
-    scalar = kind.scalarType() if hasattr(kind, "scalarType") else None
-    return str(scalar) if scalar else str(kind)
-
-
-def _scope(node: Any) -> str:
-    """'__module.block/__module.block.conv' -> 'block/conv'."""
-    scope = node.scopeName()
-    if not scope:
-        return ""
-    last = scope.split("/")[-1]
-    last = re.sub(r"^__module\.?", "", last)
-    return last.replace(".", "/")
-
-
-def _argument_names(node: Any) -> list[str]:
-    import torch
-
-    try:
-        schema = node.schema()
-        if schema == "(no schema)":
-            return []
-        return [a.name for a in torch._C.parse_schema(schema).arguments]
-    except Exception:  # noqa: BLE001 - prim:: nodes have no schema
-        return []
-
-
-def _plain(value: Any) -> Any:
-    """A constant as an attribute value (numbers, strings, lists; devices/dtypes as text)."""
-    if isinstance(value, (bool, int, float, str)) or value is None:
-        return value
-    if isinstance(value, (list, tuple)):
-        items = [_plain(v) for v in value]
-        return items if all(isinstance(v, (bool, int, float, str)) for v in items) else str(value)
-    return str(value)
+_log = logging.getLogger(__name__)
 
 
 def _inputs_tuple(input_to_model: Any) -> tuple:
@@ -84,103 +36,122 @@ def _inputs_tuple(input_to_model: Any) -> tuple:
     return input_to_model if isinstance(input_to_model, tuple) else (input_to_model,)
 
 
-def trace(model: Any, input_to_model: Any, strict: bool = False) -> Any:
-    """`torch.jit.trace` in eval mode, without gradients, restoring the training flags."""
-    import warnings
-
+@contextlib.contextmanager
+def _eval_no_grad(model: Any) -> Iterator[None]:
+    """Eval mode and no gradients while tracing; every module's training flag restored after."""
     import torch
 
     modes = {m: m.training for m in model.modules()}
     model.eval()
     try:
-        with torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # torch.jit.trace is deprecated in 2.x
-            warnings.simplefilter("ignore", torch.jit.TracerWarning)
-            return torch.jit.trace(model, _inputs_tuple(input_to_model), strict=strict,
-                                   check_trace=False)
+        with torch.no_grad():
+            yield
     finally:
         for module, mode in modes.items():
             module.training = mode
 
 
+class StrictTraceError(RuntimeError):
+    """A dict in the outputs of a model traced with strict=True (no fallback tracer changes that)."""
+
+
+def _refuse_dict_outputs(structure: Any) -> None:
+    """torch.jit.trace's strict mode: a dict anywhere in the outputs is an error (lists pass)."""
+    if isinstance(structure, dict):
+        raise StrictTraceError(
+            "strict tracing refuses a model returning a dict (its keys could depend on the inputs; "
+            "torch.jit.trace's strict=True rule): return a tuple or NamedTuple, or pass strict=False "
+            "(use_strict_trace=False) to log the graph anyway")
+    if isinstance(structure, (tuple, list)):
+        for item in structure:
+            _refuse_dict_outputs(item)
+
+
+def export(model: Any, input_to_model: Any) -> Any:
+    """`torch.export.export(model, inputs, strict=False)` in eval mode, without gradients."""
+    import torch
+
+    with _eval_no_grad(model):
+        return torch.export.export(model, _inputs_tuple(input_to_model), strict=False)
+
+
+def exported_graph_def(program: Any, model: Any, strict: bool = False) -> graph_pb2.GraphDef:
+    """Converts a `torch.export.ExportedProgram` of `model` into a GraphDef."""
+    from torch.export.graph_signature import InputKind, OutputKind
+    from torch.utils import _pytree
+
+    if strict:
+        spec = program.call_spec.out_spec
+        _refuse_dict_outputs(_pytree.tree_unflatten([None] * spec.num_leaves, spec))
+    parameters = dict(model.named_parameters(remove_duplicate=False))
+    ops = {InputKind.PARAMETER: "Parameter", InputKind.BUFFER: "Buffer", InputKind.CONSTANT_TENSOR: "Constant"}
+    sources = {}
+    for spec in program.graph_signature.input_specs:
+        if spec.kind in ops and spec.target:
+            attrs: dict[str, Any] = {"torch_name": spec.target}
+            if spec.target in parameters:
+                attrs["requires_grad"] = bool(parameters[spec.target].requires_grad)
+            sources[spec.arg.name] = _fx.Source(ops[spec.kind], spec.target.replace(".", "/"), attrs)
+    returned = list(program.graph.output_node().args[0])
+    outputs = [value for spec, value in zip(program.graph_signature.output_specs, returned)
+               if spec.kind == OutputKind.USER_OUTPUT]
+    return _fx.fx_graph_def(program.graph, program.graph_module, sources, outputs)
+
+
+def symbolic_graph_def(model: Any, input_to_model: Any, strict: bool = False) -> graph_pb2.GraphDef:
+    """`torch.fx.symbolic_trace` with shapes from one run (`ShapeProp`) on the example inputs."""
+    import torch.fx
+    from torch.fx.passes.shape_prop import ShapeProp
+
+    with _eval_no_grad(model):
+        module = torch.fx.symbolic_trace(model)
+        result = ShapeProp(module).propagate(*_inputs_tuple(input_to_model))
+    if strict:
+        _refuse_dict_outputs(result)
+    return _fx.fx_graph_def(module.graph, module)
+
+
+def trace(model: Any, input_to_model: Any, strict: bool = False) -> Any:
+    """`torch.jit.trace` (deprecated; the last fallback) in eval mode, restoring training flags."""
+    with _eval_no_grad(model):
+        return _torchscript.jit_trace(model, _inputs_tuple(input_to_model), strict)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}"
+
+
 def graph_def(model: Any, input_to_model: Any = None, strict: bool = False) -> graph_pb2.GraphDef:
-    """Converts a `torch.nn.Module` (traced with `input_to_model`; `strict` as torch.jit.trace's) into a GraphDef."""
+    """Converts a `torch.nn.Module` (run on `input_to_model`) or a `ScriptModule` into a GraphDef."""
     import torch
 
     if isinstance(model, torch.jit.ScriptModule):
-        graph = model.inlined_graph
-    elif isinstance(model, torch.nn.Module):
-        graph = trace(model, input_to_model, strict).inlined_graph
-    else:
+        return _torchscript.script_graph_def(model)
+    if not isinstance(model, torch.nn.Module):
         raise TypeError(f"not a torch.nn.Module: {type(model).__name__}")
-    tensors = dict(model.named_parameters())
-    buffers = dict(model.named_buffers())
-
-    builder = GraphBuilder()
-    # value id -> ("node", handle, index) | ("module", path) | (_CONST, python value)
-    values: dict[int, tuple] = {}
-    params: dict[str, int] = {}
-    graph_inputs = list(graph.inputs())
-    for position, value in enumerate(graph_inputs):
-        if position == 0 and isinstance(value.type(), torch._C.ClassType):
-            values[value.unique()] = ("module", "")
-            continue
-        name = re.sub(r"\.\d+$", "", value.debugName()) or f"input{position}"
-        handle = builder.add(f"input/{name}", "Input", attrs={"dtype": _dtype(value)},
-                             shapes=[_sizes(value)])
-        values[value.unique()] = ("node", handle, 0)
-
-    for node in graph.nodes():
-        kind = node.kind()
-        outputs = list(node.outputs())
-        ins = [values.get(v.unique()) for v in node.inputs()]
-        if kind == "prim::GetAttr":
-            owner = ins[0]
-            attr_name = node.s("name")
-            if owner is None or owner[0] != "module":
-                raise ValueError(f"unexpected prim::GetAttr on {owner}")
-            path = f"{owner[1]}.{attr_name}" if owner[1] else attr_name
-            if path in tensors or path in buffers:
-                if path not in params:
-                    tensor = tensors.get(path, buffers.get(path))
-                    params[path] = builder.add(path.replace(".", "/"), "Parameter" if path in tensors else "Buffer",
-                                               attrs={"torch_name": path, "dtype": str(tensor.dtype),
-                                                      "requires_grad": bool(tensor.requires_grad)},
-                                               shapes=[list(tensor.shape)])
-                values[outputs[0].unique()] = ("node", params[path], 0)
-            else:
-                values[outputs[0].unique()] = ("module", path)
-            continue
-        if kind == "prim::Constant" and not isinstance(outputs[0].type(), torch._C.TensorType):
-            values[outputs[0].unique()] = (_CONST, outputs[0].toIValue())
-            continue
-        if kind in ("prim::ListConstruct", "prim::TupleConstruct") and all(i is not None and i[0] is _CONST for i in ins):
-            values[outputs[0].unique()] = (_CONST, [i[1] for i in ins])
-            continue
-        arg_names = _argument_names(node)
-        attrs: dict[str, Any] = {}
-        edges = []
-        for position, entry in enumerate(ins):
-            if entry is None:
-                continue
-            if entry[0] is _CONST:
-                key = arg_names[position] if position < len(arg_names) else f"arg{position}"
-                if entry[1] is not None:
-                    attrs[key] = _plain(entry[1])
-            elif entry[0] == "node":
-                edges.append((entry[1], entry[2]))
-        if kind == "prim::Constant":  # a tensor constant
-            attrs["value"] = f"tensor{_sizes(outputs[0])}"
-        short = kind.split("::")[-1]
-        scope = _scope(node)
-        shapes = [_sizes(o) for o in outputs]
-        handle = builder.add(f"{scope}/{short}" if scope else short, kind, edges, attrs,
-                             shapes if any(s is not None for s in shapes) else None)
-        for index, out in enumerate(outputs):
-            values[out.unique()] = ("node", handle, index)
-
-    for index, value in enumerate(graph.outputs()):
-        entry = values.get(value.unique())
-        if entry is not None and entry[0] == "node":
-            builder.add(f"output/output{index}", "Output", [(entry[1], entry[2])], shapes=[_sizes(value)])
-    return builder.build()
+    _inputs_tuple(input_to_model)  # a missing input is the caller's error, not a tracer's
+    name = type(model).__name__
+    try:
+        program = export(model, input_to_model)
+    except Exception as export_error:  # noqa: BLE001 - export raises many types; fall back on any
+        reason = _first_line(export_error)
+    else:
+        _log.debug("graph of %s from torch.export", name)
+        return exported_graph_def(program, model, strict)
+    try:
+        graph = symbolic_graph_def(model, input_to_model, strict)
+        used = "torch.fx.symbolic_trace"
+    except StrictTraceError:
+        raise
+    except Exception as fx_error:  # noqa: BLE001
+        try:
+            graph = _torchscript.script_graph_def(trace(model, input_to_model, strict))
+        except Exception as jit_error:
+            raise RuntimeError(
+                f"cannot trace {name} for its graph: torch.export: {reason}; torch.fx.symbolic_trace: "
+                f"{_first_line(fx_error)}; torch.jit.trace: {_first_line(jit_error)}") from jit_error
+        used = "torch.jit.trace"
+    warnings.warn(f"torch.export could not take {name} ({reason}); its graph comes from {used}",
+                  UserWarning, stacklevel=2)
+    return graph

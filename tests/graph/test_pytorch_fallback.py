@@ -1,0 +1,100 @@
+"""torch.nn.Module -> GraphDef when torch.export refuses the model: torch.fx.symbolic_trace, then
+torch.jit.trace, each checked against that tracer's own graph; strict keeps jit's rule."""
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from graph_view import GraphView  # noqa: E402
+from tensorboard.graph import to_graph_def  # noqa: E402
+from torch_models import Branchy, DictOut, Packet, PacketNet  # noqa: E402
+from torch_views import fx_view, jit_view, our_view  # noqa: E402
+
+
+def _convert(model, inputs, **kwargs):
+    """Converts and returns (graph, warnings raised), failing on any deprecation notice."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        graph = to_graph_def(model, inputs, **kwargs)
+    assert not [w for w in caught if issubclass(w.category, (DeprecationWarning, FutureWarning))]
+    return graph, caught
+
+
+def _fallback_notes(caught):
+    return [str(w.message) for w in caught if w.category is UserWarning]
+
+
+def test_plain_object_inputs_fall_back_to_fx():
+    torch.manual_seed(0)
+    model, inputs = PacketNet(), (Packet(torch.randn(2, 3)),)
+    graph, caught = _convert(model, inputs)
+    notes = _fallback_notes(caught)
+    assert len(notes) == 1 and "torch.export could not take PacketNet" in notes[0]
+    assert notes[0].endswith("its graph comes from torch.fx.symbolic_trace")
+    view = GraphView.from_proto(graph)
+    assert our_view(view, short=True) == fx_view(model, inputs)
+    assert view.dangling_inputs() == [] and view.scopes_clash() == []
+    linear = view.nodes["body/0/Linear"]
+    assert linear["attrs"]["module_type"] == "torch.nn.modules.linear.Linear"
+    assert linear["attrs"]["_output_shapes"] == [[2, 4]]  # from running the example inputs
+    assert ("body/0/weight", 0) in linear["inputs"]
+    assert view.nodes["chunk"]["attrs"]["_output_shapes"] == [[2, 2], [2, 2]]
+    assert view.nodes["cat"]["inputs"] == [("chunk", 1), ("chunk", 0)]
+    assert view.nodes["output/output0"]["attrs"]["_output_shapes"] == [[2, 4]]
+
+
+def test_branches_on_tensor_values_fall_back_to_jit_trace(tmp_path):
+    from tensorboard import SummaryWriter
+    from upstream import upstream_run
+
+    torch.manual_seed(0)
+    model, inputs = Branchy(), (torch.ones(2, 3),)
+    with SummaryWriter(str(tmp_path)) as writer, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        writer.add_graph(model, inputs)
+    assert not [w for w in caught if issubclass(w.category, (DeprecationWarning, FutureWarning))]
+    notes = _fallback_notes(caught)
+    assert len(notes) == 1 and notes[0].endswith("its graph comes from torch.jit.trace")
+    assert any(w.category is torch.jit.TracerWarning for w in caught)  # the user learns what was frozen
+    view = GraphView.from_upstream(upstream_run(tmp_path)["graph"])
+    assert our_view(view) == jit_view(model, inputs)
+    assert view.nodes["fc/linear"]["inputs"][1:] == [("fc/weight", 0), ("fc/bias", 0)]
+
+
+def test_a_script_module_is_read_as_it_is():
+    torch.manual_seed(0)
+    model, inputs = Branchy(), (torch.ones(2, 3),)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(model.eval(), inputs, check_trace=False)
+    graph, caught = _convert(traced, None)
+    assert caught == []
+    assert our_view(GraphView.from_proto(graph)) == jit_view(model, inputs)
+
+
+def test_strict_holds_on_the_fallback_paths():
+    class PacketDict(PacketNet):
+        def forward(self, packet):
+            return {"y": super().forward(packet)}
+
+    class BranchyDict(Branchy):
+        def forward(self, x):
+            return {"y": super().forward(x)}
+
+    with pytest.raises(RuntimeError, match="strict tracing refuses a model returning a dict"):
+        _convert(PacketDict(), Packet(torch.randn(2, 3)), strict=True)
+    with pytest.raises(RuntimeError, match="torch.jit.trace: RuntimeError: Encountering a dict .*strict=False"):
+        _convert(BranchyDict(), torch.ones(2, 3), strict=True)
+    for model, inputs in ((PacketDict(), Packet(torch.randn(2, 3))), (BranchyDict(), torch.ones(2, 3))):
+        graph, _ = _convert(model, inputs, strict=False)
+        assert "output/output0" in GraphView.from_proto(graph).nodes
+
+
+def test_when_every_tracer_fails_the_error_names_each():
+    model = DictOut()
+    with pytest.raises(RuntimeError, match="cannot trace DictOut.*torch.export: .*torch.fx.symbolic_trace: "
+                                           ".*torch.jit.trace: "):
+        _convert(model, torch.zeros(2, 5))  # 5 features for a Linear(3, 2)

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${1:-${MXNET_VENV:-.venv-mxnet}}
 PY=${PYTHON:-python3}
-PACKAGES=("mxnet==1.9.1" "numpy==1.23.5" "protobuf>=6.31.1,<8" "pillow" "pytest" "scikit-learn" "matplotlib")
+PACKAGES=("mxnet==1.9.1" "numpy==1.23.5" "protobuf>=6.31.1,<8" "pillow" "pytest" "scikit-learn" "matplotlib" "tensorboardX==2.6.5")
 
 check() {
   "$VENV/bin/python" - <<'PY' 2>/dev/null

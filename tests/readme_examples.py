@@ -44,6 +44,12 @@ def readme_examples(readme: str | None = None) -> list[tuple[str, str]]:
     return using + workflow_examples(readme)
 
 
+def section_blocks(heading: str, lang: str, readme: str | None = None) -> list[str]:
+    """The ```lang blocks of the `## heading` section, in order."""
+    text = _section(README.read_text() if readme is None else readme, heading)
+    return re.findall(rf"```{lang}\n(.*?)```", text, re.S)
+
+
 def setup_commands(readme: str | None = None) -> list[str]:
     """The shell lines of "Using it" that create the examples' environments (comments stripped)."""
     block = re.search(r"```sh\n(.*?)```", _section(README.read_text() if readme is None else readme, "Using it"),

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from e2e_helpers import REPO, clean_env, free_port, get_json, http_get
-from readme_examples import check_example_logged, readme_examples, setup_commands
+from readme_examples import check_example_logged, readme_examples, section_blocks, setup_commands
 
 # Only guards against a hang (a fresh clone builds everything: Bazel, venvs, pip installs).
 QUICKSTART_DEADLINE_S = 40 * 60
@@ -118,3 +118,20 @@ def test_readme_examples_run_in_the_environments_the_readme_creates(clone, demo,
                                 env=clean_env(OMP_NUM_THREADS="2"), capture_output=True, text=True)
         assert result.returncode == 0, (title, result.stderr[-4000:])
         check_example_logged(title, code, workdir)
+    # "Reading your logs" reads the runs/ the "Using it" example wrote, with .venv activated; its
+    # shell block runs `tensorboard export` through the installed launcher and DuckDB on the Parquet.
+    assert examples[0][0] == "Using it"
+    using_dir = tmp_path / "example0"
+    activated = clean_env(OMP_NUM_THREADS="2")
+    activated["PATH"] = f"{clone / '.venv' / 'bin'}{os.pathsep}{activated['PATH']}"
+    (python_block,) = section_blocks("Reading your logs", "python")
+    (using_dir / "reading.py").write_text(python_block)
+    result = subprocess.run(["python", "reading.py"], cwd=str(using_dir), env=activated, capture_output=True,
+                            text=True)
+    assert result.returncode == 0 and "loss" in result.stdout, result.stderr[-4000:]
+    (shell_block,) = section_blocks("Reading your logs", "sh")
+    result = subprocess.run(["bash", "-ec", shell_block], cwd=str(using_dir), env=activated, capture_output=True,
+                            text=True)
+    assert result.returncode == 0, (result.stdout[-2000:], result.stderr[-4000:])
+    assert "exp1" in result.stdout and "loss" in result.stdout  # DuckDB's table of the export
+    assert (using_dir / "h.parquet").stat().st_size > 0

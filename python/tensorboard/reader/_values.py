@@ -45,7 +45,7 @@ def decode_image(encoded: bytes) -> np.ndarray:
     try:
         from PIL import Image
     except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError("decoding images needs Pillow: pip install 'tensorboard-standalone[data]'") from err
+        raise ImportError("decoding images needs Pillow: pip install pandas pyarrow pillow (the wheel's [data] extra)") from err
     with Image.open(io.BytesIO(encoded)) as image:
         if image.mode == "P":
             image = image.convert("RGBA" if "transparency" in image.info else "RGB")

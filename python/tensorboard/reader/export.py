@@ -78,7 +78,7 @@ def write_table(frame, out: str) -> None:
         try:
             import pyarrow  # noqa: F401
         except ImportError as err:
-            raise ImportError("Parquet export needs pyarrow: pip install 'tensorboard-standalone[data]'") from err
+            raise ImportError("Parquet export needs pyarrow: pip install pandas pyarrow pillow (the wheel's [data] extra)") from err
         frame.to_parquet(out, index=False)
     elif fmt == ".csv":
         for column in frame.columns:  # lists as JSON text, so the CSV round-trips
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         _format(args.out)
         import pandas  # noqa: F401
     except ImportError:
-        print("tensorboard export: needs pandas: pip install 'tensorboard-standalone[data]'", file=sys.stderr)
+        print("tensorboard export: needs pandas: pip install pandas pyarrow pillow (the wheel's [data] extra)", file=sys.stderr)
         return 2
     except ValueError as err:
         print(f"tensorboard export: {err}", file=sys.stderr)

@@ -152,6 +152,19 @@ def test_scan_cond_and_while_are_scopes_with_their_bodies(tmp_path):
     assert view.nodes["output/output1"]["inputs"] == [("scan/scan", 1)]
 
 
+def test_while_consts_feed_their_own_body(tmp_path):
+    def fn(x, limit, scale):
+        return jax.lax.while_loop(lambda c: c.sum() < limit, lambda c: c * scale, x)
+
+    args = (jnp.ones(3), jnp.float32(100.0), jnp.float32(2.0))
+    eqn = jax.make_jaxpr(fn)(*args).jaxpr.eqns[-1]
+    assert (eqn.params["cond_nconsts"], eqn.params["body_nconsts"]) == (1, 1)
+    view = read_back(tmp_path, fn, args)
+    assert ("input/limit", 0) in view.nodes["while/cond/lt"]["inputs"]
+    assert ("input/x", 0) in view.nodes["while/cond/reduce_sum"]["inputs"]
+    assert set(view.nodes["while/body/mul"]["inputs"]) == {("input/x", 0), ("input/scale", 0)}
+
+
 def test_custom_jvp_and_checkpoint_are_named_scopes(tmp_path):
     def fn(x):
         return jax.nn.relu(x) + jax.nn.softplus(x) + jax.checkpoint(jnp.tanh)(x)
@@ -165,14 +178,8 @@ def test_custom_jvp_and_checkpoint_are_named_scopes(tmp_path):
     assert not any(node["op"] in CALLS for node in view.nodes.values())
 
 
-flax_linen = pytest.importorskip("flax.linen")
-
-
-class LinenMLP(flax_linen.Module):
-    @flax_linen.compact
-    def __call__(self, x):
-        hidden = flax_linen.relu(flax_linen.Dense(8)(x))
-        return flax_linen.Dense(2)(hidden)
+pytest.importorskip("flax.linen")
+from flax_models import LinenMLP  # noqa: E402
 
 
 def test_flax_linen_module_paths_are_scopes(tmp_path):

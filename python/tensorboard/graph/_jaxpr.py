@@ -95,6 +95,9 @@ def _const_attrs(value: Any, dtype: str) -> dict[str, Any]:
     """dtype and, when small, the values of a constant (a scalar as a number)."""
     import numpy as np
 
+    size = getattr(value, "size", None)
+    if size is not None and size > _MAX_CONST_VALUES:  # never copy a large array to the host
+        return {"dtype": dtype or str(getattr(value, "dtype", ""))}
     array = np.asarray(value)
     attrs: dict[str, Any] = {"dtype": dtype or str(array.dtype)}
     if array.size <= _MAX_CONST_VALUES and array.dtype.kind in "biuf":
@@ -168,7 +171,7 @@ class JaxprWalker:
         if eqn.primitive.name == "while":
             cond_n, body_n = eqn.params.get("cond_nconsts", 0), eqn.params.get("body_nconsts", 0)
             carry = list(range(cond_n + body_n, count))
-            own = range(0, cond_n) if label == "cond_jaxpr" else range(cond_n, cond_n + body_n)
+            own = range(0, cond_n) if label == "cond" else range(cond_n, cond_n + body_n)
             taken = list(own) + carry
             if len(taken) == n:
                 return taken

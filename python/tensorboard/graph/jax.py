@@ -166,8 +166,8 @@ def graph_def(model: Any, input_to_model: Any = None, variables: Any = None) -> 
 
 def is_jax_model(model: Any, input_to_model: Any = None) -> bool:
     """A jitted function, a Flax module (or its method), or a callable given JAX arrays; no imports."""
-    owner = getattr(model, "__self__", None) or getattr(model, "func", None)
-    if any(obj is not None and _from_jax(obj) for obj in (model, owner)):
+    owners = (model, getattr(model, "__self__", None), getattr(model, "func", None))  # bound method, partial
+    if any(obj is not None and _from_jax(obj) for obj in owners):
         return True
     if isinstance(model, type) or not callable(model):
         return False

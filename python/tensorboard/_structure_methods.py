@@ -13,7 +13,7 @@ class StructureMethods:
 
     def add_graph(self, model, input_to_model=None, verbose: bool = False, use_strict_trace: bool | None = None,
                   **kwargs) -> None:
-        """Logs a model graph: GraphDef, MXNet Symbol or HybridBlock, torch module (with inputs), ONNX model.
+        """Logs a model graph: GraphDef, MXNet Symbol or HybridBlock, torch module, ONNX model or JAX function.
 
         use_strict_trace: torch's; strict tracing (its default, True) refuses models returning dicts or lists.
         """

@@ -100,3 +100,38 @@ def test_projector_shows_the_point_count(page, server):
         page.wait_for_timeout(500)
     shot(page, "projector")
     assert shown(), "projector does not show %d points" % E.EMBEDDING_POINTS
+
+
+@pytest.fixture(scope="module")
+def jax_server(venv, tmp_path_factory):
+    """The installed launcher serving a Flax model's graph written by our logger (source tree)."""
+    jax = pytest.importorskip("jax")
+    pytest.importorskip("flax.linen")
+    from graph.flax_models import LinenMLP
+    from tensorboard import SummaryWriter
+
+    model, x = LinenMLP(), jax.numpy.ones((3, 4))
+    logdir = tmp_path_factory.mktemp("jax-logdir")
+    with SummaryWriter(str(logdir / "flax")) as writer:
+        writer.add_graph(model.apply, (model.init(jax.random.key(0), x), x))
+    srv = start_server(venv, logdir, tmp_path_factory.mktemp("jax-srv"), "--load_fast=false")
+    srv.errors = {}
+    try:
+        wait_for_runs(srv, ["flax"])
+        yield srv
+    finally:
+        stop_server(srv)
+
+
+def test_graphs_dashboard_draws_a_flax_model_by_module_scope(page, jax_server):
+    open_dashboard(page, jax_server, "graphs", "graphs")
+    scope = page.locator("g.node").filter(has=page.locator("text", has_text="LinenMLP")).first
+    scope.wait_for(state="visible")
+    for name in ("params", "input", "output"):
+        page.locator("g.node text").filter(has_text=name).first.wait_for(state="visible")
+    scope.dblclick()  # expand the module: its Dense layers are scopes inside it
+    page.locator("g.node text").filter(has_text="Dense_0").first.wait_for(state="visible")
+    page.locator("g.node text").filter(has_text="Dense_1").first.wait_for(state="visible")
+    page.wait_for_timeout(2000)  # let the expand animation settle for the screenshot
+    shot(page, "graphs_flax")
+    assert page.locator("g.node").count() >= 6

@@ -1,4 +1,4 @@
-"""Model graphs for the Graphs dashboard: `to_graph_def(model)` for MXNet, PyTorch and ONNX.
+"""Model graphs for the Graphs dashboard: `to_graph_def(model)` for MXNet, PyTorch, ONNX and JAX.
 
 `FileWriter.add_graph` and `SummaryWriter.add_graph` call `to_graph_def` for anything that
 is not already a GraphDef. Frameworks are never imported to find out what a model is:
@@ -25,8 +25,11 @@ from tensorboard.src._pool import as_ours, is_message
 __all__ = ["to_graph_def", "framework_of", "GraphBuilder"]
 
 
-def framework_of(model: Any) -> str | None:
-    """'graphdef', 'mxnet', 'pytorch', 'onnx' or None, decided without importing frameworks."""
+def framework_of(model: Any, input_to_model: Any = None) -> str | None:
+    """'graphdef', 'mxnet', 'pytorch', 'onnx', 'jax' or None, decided without importing frameworks.
+
+    A plain Python function counts as JAX when `input_to_model` holds JAX arrays (or Flax state).
+    """
     if is_message(model, graph_pb2.GraphDef):  # ours or upstream's
         return "graphdef"
     modules = [c.__module__ or "" for c in type(model).__mro__]
@@ -46,6 +49,10 @@ def framework_of(model: Any) -> str | None:
             return "mxnet"
     if isinstance(model, (bytes, bytearray)):
         return "graphdef"
+    from tensorboard.graph import jax as jax_graph  # imports no framework
+
+    if jax_graph.is_jax_model(model, input_to_model):
+        return "jax"
     return None
 
 
@@ -55,10 +62,12 @@ def to_graph_def(model: Any, input_to_model: Any = None, **kwargs: Any) -> graph
     Accepts a GraphDef (returned as is) or serialized GraphDef bytes; an MXNet `Symbol`,
     a hybridized-and-run Gluon `HybridBlock` or a `*-symbol.json` path/dict/text; a PyTorch
     `nn.Module` with example inputs (`input_to_model`: a tensor or tuple of tensors); an
-    ONNX `ModelProto` or `.onnx` path. `kwargs` go to the framework's converter
-    (e.g. PyTorch's `strict=False`).
+    ONNX `ModelProto` or `.onnx` path; a jittable JAX function (`jax.jit` or plain, given JAX
+    arrays), a Flax module's `apply` or a `flax.linen` / `flax.nnx` Module with example inputs
+    (`input_to_model`: an array, or a tuple of the positional arguments). `kwargs` go to the
+    framework's converter (e.g. PyTorch's `strict=False`, Flax linen's `variables=`).
     """
-    kind = framework_of(model)
+    kind = framework_of(model, input_to_model)
     if kind == "graphdef":
         if is_message(model, graph_pb2.GraphDef):
             return as_ours(model, graph_pb2.GraphDef)
@@ -77,7 +86,13 @@ def to_graph_def(model: Any, input_to_model: Any = None, **kwargs: Any) -> graph
         from tensorboard.graph import onnx as onnx_graph
 
         return onnx_graph.graph_def(model, **kwargs)
+    if kind == "jax":
+        from tensorboard.graph import jax as jax_graph
+
+        return jax_graph.graph_def(model, input_to_model, **kwargs)
     raise TypeError(
         f"add_graph cannot convert a {type(model).__module__}.{type(model).__name__}: pass a GraphDef, "
         "an MXNet Symbol or hybridized Gluon HybridBlock, a '*-symbol.json' path, a torch.nn.Module "
-        "with input_to_model, or an ONNX ModelProto / '.onnx' path")
+        "with input_to_model, an ONNX ModelProto / '.onnx' path, or a JAX function (jax.jit, or any "
+        "function given JAX arrays in input_to_model), a Flax module's apply or a Flax linen/nnx Module "
+        "with input_to_model")

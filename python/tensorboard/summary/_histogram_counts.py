@@ -1,0 +1,224 @@
+"""Counts values into TensorBoard's default histogram buckets in O(n), exactly, with their sums.
+
+The default buckets: limits ±1e-12 * 1.1**k up to 1e20, then ±DBL_MAX, with 0 in the middle;
+bucket i counts values in (limit[i-1], limit[i]], so a value's bucket is
+`searchsorted(limits, value, side="left")`. The results here equal that exactly, without
+a binary search per value:
+
+* 32/64-bit floats (and wider ints, as float64): a value's float32 bit pattern, shifted right by
+  16, names a "cell" (sign, exponent, 7 mantissa bits: under 0.8% wide, while a bucket is 9.5%
+  wide), so a cell meets at most two buckets. A 65,536-entry table gives each cell its lower
+  bucket and the limit between its two buckets (+inf if it has one); bucket = base + (value >
+  limit): two table look-ups, one comparison, then a `bincount`. float64 values find their cell
+  through float32 rounding; their cells' ranges are widened by one float32 step so the float64
+  comparison stays exact.
+* 8/16-bit inputs (bool, int8/16, uint8/16, float16, bfloat16 bit patterns): one `bincount` of
+  the bit patterns; buckets, min, max, sum and sum of squares then come from the <= 65,536
+  distinct values and their counts.
+* When min and max share a bucket (constant data), there is nothing to count.
+
+Work is done in chunks of `_CHUNK` values: every temporary stays small and in cache.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+
+import numpy as np
+
+__all__ = ["default_bucket_limits", "float_counts", "pattern_counts", "pattern_values", "use_patterns", "pattern_buckets"]
+
+_CELL_SHIFT = 16  # float32 bits dropped per cell
+_NUM_CELLS = 1 << (32 - _CELL_SHIFT)
+_SMALL = 768  # below this many values, a binary search per value is faster than the tables
+_CHUNK = 1 << 15  # values per chunk (tests change it)
+_PATTERN_CHUNK = 1 << 18  # 8/16-bit patterns per bincount (bounds its intp temporary)
+_PATTERN_FACTOR = 1  # count by bit pattern from this many values per possible pattern (tests change it)
+_lock = threading.Lock()
+_tables: dict = {}
+
+
+def default_bucket_limits() -> np.ndarray:
+    """TensorBoard's default bucket right edges: -DBL_MAX, ..., -1e-12, 0, 1e-12, ..., DBL_MAX."""
+    limits = _tables.get("limits")
+    if limits is None:
+        positive = []
+        edge = 1e-12
+        while edge < 1e20:  # repeated multiplication, like TensorFlow, so edges match exactly
+            positive.append(edge)
+            edge *= 1.1
+        positive.append(sys.float_info.max)
+        pos = np.array(positive, dtype=np.float64)
+        limits = np.concatenate([-pos[::-1], [0.0], pos])
+        limits.setflags(write=False)
+        _tables["limits"] = limits
+    return limits
+
+
+def _cached(key: str, build):
+    """`build()`, computed once per process and shared read-only by all threads."""
+    table = _tables.get(key)
+    if table is None:
+        with _lock:
+            table = _tables.get(key)
+            if table is None:
+                table = _tables[key] = build()
+    return table
+
+
+def _cell_tables(wide: bool):
+    """(base bucket, limit between the cell's two buckets) per float32 cell, as float64 arrays' inputs.
+
+    `wide`: for float64 values, whose float32 rounding may land one float32 step outside the
+    range of the values that round into the cell.
+    """
+    limits = default_bucket_limits()
+    big = sys.float_info.max
+    patterns = np.arange(_NUM_CELLS, dtype=np.uint32) << np.uint32(_CELL_SHIFT)
+    ends = []
+    for offset in (0, (1 << _CELL_SHIFT) - 1):  # a cell's first and last float32
+        with np.errstate(invalid="ignore"):
+            value = (patterns + np.uint32(offset)).view(np.float32)
+        ends.append(np.where(np.isnan(value), np.copysign(np.float32(np.inf), value), value))
+    low, high = np.minimum(*ends), np.maximum(*ends)
+    if wide:  # (±inf stays ±inf)
+        with np.errstate(over="ignore"):
+            low = np.nextafter(low, np.float32(-np.inf))
+            high = np.nextafter(high, np.float32(np.inf))
+    low = np.clip(low.astype(np.float64), -big, big)  # ±inf cells: float64 values beyond float32's range
+    high = np.clip(high.astype(np.float64), -big, big)
+    base = np.searchsorted(limits, low, side="left")
+    top = np.searchsorted(limits, high, side="left")
+    if (top - base).max() > 1:
+        raise AssertionError("histogram cells must meet at most two buckets")
+    split = np.where(top > base, limits[np.minimum(base, len(limits) - 1)], np.inf)
+    return np.minimum(base, len(limits) - 1), split
+
+
+def _f32_tables():
+    """(base bucket as int32, split limit as float32) per cell: for float32 x and float64 limit e,
+    x > e iff x > (the largest float32 <= e)."""
+    base, split = _cell_tables(wide=False)
+    with np.errstate(over="ignore"):
+        split32 = split.astype(np.float32)
+    split32 = np.where(split32.astype(np.float64) > split, np.nextafter(split32, np.float32(-np.inf)), split32)
+    base = base.astype(np.int32)
+    base.setflags(write=False)
+    split32.setflags(write=False)
+    return base, split32
+
+
+def _f64_tables():
+    """(base bucket as int32, split limit as float64) per cell, for float64 values rounded to float32."""
+    base, split = _cell_tables(wide=True)
+    base = base.astype(np.int32)
+    base.setflags(write=False)
+    split.setflags(write=False)
+    return base, split
+
+
+def float_counts(flat: np.ndarray, lo: float, hi: float):
+    """(counts per default bucket, sum, sum of squares) of finite float32/float64 values with min `lo`, max `hi`."""
+    limits = default_bucket_limits()
+    first, last = np.searchsorted(limits, [lo, hi], side="left")
+    n = flat.size
+    if n < _SMALL or first == last:
+        if first == last:  # one bucket holds everything (constant data)
+            counts = np.zeros(len(limits), dtype=np.int64)
+            counts[first] = n
+        else:
+            counts = np.bincount(np.searchsorted(limits, flat, side="left"), minlength=len(limits))
+        return (counts,) + _sums(flat)
+    f32 = flat.dtype == np.float32
+    base_table, split_table = _cached("f32", _f32_tables) if f32 else _cached("f64", _f64_tables)
+    size = min(_CHUNK, n)
+    cell = np.empty(size, dtype=np.intp)
+    base = np.empty(size, dtype=np.int32)
+    split = np.empty(size, dtype=split_table.dtype)
+    above = np.empty(size, dtype=bool)
+    bucket = np.empty(size, dtype=np.intp)
+    wide = np.empty(size, dtype=np.float64)  # the chunk as float64, then its squares
+    narrow = None if f32 else np.empty(size, dtype=np.float32)
+    counts = np.zeros(len(limits), dtype=np.int64)
+    total = squares = 0.0
+    with np.errstate(over="ignore", invalid="ignore"):  # float64 -> float32 overflow; sums near DBL_MAX
+        for start in range(0, n, size):
+            part = flat[start:start + size]
+            m = part.size
+            c, w = cell[:m], wide[:m]
+            if f32:
+                np.right_shift(part.view(np.uint32), _CELL_SHIFT, out=c)
+                np.copyto(w, part)
+                wide_part = w
+            else:
+                np.copyto(narrow[:m], part, casting="unsafe")  # rounds; beyond float32's range -> ±inf cells
+                np.right_shift(narrow[:m].view(np.uint32), _CELL_SHIFT, out=c)
+                wide_part = part
+            base_table.take(c, out=base[:m], mode="wrap")
+            split_table.take(c, out=split[:m], mode="wrap")
+            np.greater(part, split[:m], out=above[:m])
+            np.add(base[:m], above[:m], out=bucket[:m])
+            counts += np.bincount(bucket[:m], minlength=len(limits))
+            total += float(wide_part.sum())
+            np.square(wide_part, out=w)
+            squares += float(w.sum())
+    return counts, total, squares
+
+
+def _sums(flat: np.ndarray):
+    """(sum, sum of squares) in float64, chunk by chunk (no BLAS: its threads stall on a busy machine)."""
+    total = squares = 0.0
+    wide = np.empty(min(_CHUNK, flat.size), dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for start in range(0, flat.size, len(wide)):
+            part = flat[start:start + len(wide)]
+            w = wide[:part.size]
+            np.copyto(w, part, casting="unsafe")
+            total += float(w.sum())
+            np.square(w, out=w)
+            squares += float(w.sum())
+    return total, squares
+
+
+def pattern_values(fmt: str) -> np.ndarray:
+    """The value of every bit pattern of `fmt` (a 1-2 byte NumPy dtype string, or "bfloat16"), as float32.
+
+    float32 holds every such value exactly (bool, int8/16, uint8/16, float16, bfloat16).
+    """
+    def build():
+        if fmt == "bfloat16":
+            values = (np.arange(1 << 16, dtype=np.uint32) << np.uint32(16)).view(np.float32)
+        else:
+            dtype = np.dtype(fmt)
+            values = np.arange(1 << (8 * dtype.itemsize), dtype=f"u{dtype.itemsize}").view(dtype)
+            with np.errstate(invalid="ignore"):  # NaN patterns
+                values = values.astype(np.float32)
+        values.setflags(write=False)
+        return values
+    return _cached("values:" + fmt, build)
+
+
+def use_patterns(size: int, fmt: str) -> bool:
+    """Whether counting `size` values by bit pattern beats converting them to float32 (fixed cost ~ patterns)."""
+    return size >= _PATTERN_FACTOR * (1 << (16 if fmt == "bfloat16" else 8 * np.dtype(fmt).itemsize))
+
+
+def pattern_counts(bits: np.ndarray, fmt: str):
+    """(present patterns, their counts) of 8/16-bit input given as unsigned bit patterns of `fmt`."""
+    counts = np.zeros(len(pattern_values(fmt)), dtype=np.int64)
+    for start in range(0, bits.size, _PATTERN_CHUNK):
+        counts += np.bincount(bits[start:start + _PATTERN_CHUNK], minlength=len(counts))
+    present = np.flatnonzero(counts)
+    return present, counts[present]
+
+
+def pattern_buckets(fmt: str) -> np.ndarray:
+    """The default bucket of every bit pattern of `fmt` (NaN patterns: the last bucket; never used)."""
+    def build():
+        limits = default_bucket_limits()
+        with np.errstate(invalid="ignore"):  # signalling NaN patterns
+            values = pattern_values(fmt).astype(np.float64)
+        buckets = np.minimum(np.searchsorted(limits, values, side="left"), len(limits) - 1)
+        buckets.setflags(write=False)
+        return buckets
+    return _cached("buckets:" + fmt, build)

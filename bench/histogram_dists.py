@@ -40,6 +40,8 @@ DISTS = {  # name -> what
     "lognormal": "lognormal(0, 3), float32",
     "decades": "normal x 10^U(-14, 22): every bucket, float32",
     "equal": "all values 0.5, float32",
+    "binary": "0 or 1 (a mask), float32",
+    "relu": "max(normal, 0): half zeros, float32",
     "nonfinite": "normal with 1% NaN, 0.5% +inf, 0.5% -inf, float32",
     "float16": "standard normal, float16",
     "bfloat16": "standard normal, torch.bfloat16 tensor",
@@ -65,6 +67,10 @@ def make_values(dist: str, size: int):
         return (rng.standard_normal(size) * 10.0 ** rng.uniform(-14, 22, size)).astype(np.float32)
     if dist == "equal":
         return np.full(size, 0.5, dtype=np.float32)
+    if dist == "binary":
+        return rng.integers(0, 2, size).astype(np.float32)
+    if dist == "relu":
+        return np.maximum(rng.standard_normal(size, dtype=np.float32), np.float32(0))
     if dist == "nonfinite":
         values = rng.standard_normal(size, dtype=np.float32)
         where = rng.permutation(size)[:max(4, size // 50)]

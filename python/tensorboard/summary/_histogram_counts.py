@@ -35,6 +35,7 @@ _CHUNK = 1 << 15  # values per chunk (tests change it)
 _PATTERN_CHUNK = 1 << 18  # 8/16-bit patterns per bincount (bounds its intp temporary)
 _PATTERN_FACTOR = 1  # count by bit pattern from this many values per possible pattern (tests change it)
 _lock = threading.Lock()
+_local = threading.local()
 _tables: dict = {}
 
 
@@ -123,22 +124,19 @@ def float_counts(flat: np.ndarray, lo: float, hi: float):
     first, last = np.searchsorted(limits, [lo, hi], side="left")
     n = flat.size
     if n < _SMALL or first == last:
-        if first == last:  # one bucket holds everything (constant data)
+        if first == last:  # one bucket holds everything
             counts = np.zeros(len(limits), dtype=np.int64)
             counts[first] = n
+            if lo == hi:  # constant data: no pass over it at all
+                with np.errstate(over="ignore"):
+                    return counts, n * lo, n * (lo * lo)
         else:
             counts = np.bincount(np.searchsorted(limits, flat, side="left"), minlength=len(limits))
         return (counts,) + _sums(flat)
     f32 = flat.dtype == np.float32
     base_table, split_table = _cached("f32", _f32_tables) if f32 else _cached("f64", _f64_tables)
     size = min(_CHUNK, n)
-    cell = np.empty(size, dtype=np.intp)
-    base = np.empty(size, dtype=np.int32)
-    split = np.empty(size, dtype=split_table.dtype)
-    above = np.empty(size, dtype=bool)
-    bucket = np.empty(size, dtype=np.intp)
-    wide = np.empty(size, dtype=np.float64)  # the chunk as float64, then its squares
-    narrow = None if f32 else np.empty(size, dtype=np.float32)
+    cell, base, split, above, bucket, wide, narrow = _scratch(split_table.dtype.char)
     counts = np.zeros(len(limits), dtype=np.int64)
     total = squares = 0.0
     with np.errstate(over="ignore", invalid="ignore"):  # float64 -> float32 overflow; sums near DBL_MAX
@@ -165,10 +163,25 @@ def float_counts(flat: np.ndarray, lo: float, hi: float):
     return counts, total, squares
 
 
+def _scratch(split_dtype: str):
+    """This thread's chunk-sized buffers: (cell, base, split, above, bucket, wide, narrow).
+
+    Kept between calls: fresh buffers this size come from mmap and cost page faults each call.
+    """
+    scratch = getattr(_local, "scratch", None)
+    if scratch is None or scratch[0] != _CHUNK:
+        scratch = _local.scratch = (_CHUNK, {})
+    buffers = scratch[1].get(split_dtype)
+    if buffers is None:
+        dtypes = (np.intp, np.int32, split_dtype, np.bool_, np.intp, np.float64, np.float32)
+        buffers = scratch[1][split_dtype] = tuple(np.empty(_CHUNK, dtype=dtype) for dtype in dtypes)
+    return buffers
+
+
 def _sums(flat: np.ndarray):
     """(sum, sum of squares) in float64, chunk by chunk (no BLAS: its threads stall on a busy machine)."""
     total = squares = 0.0
-    wide = np.empty(min(_CHUNK, flat.size), dtype=np.float64)
+    wide = _scratch("f")[5] if flat.size > _SMALL else np.empty(flat.size, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         for start in range(0, flat.size, len(wide)):
             part = flat[start:start + len(wide)]

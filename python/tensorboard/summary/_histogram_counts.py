@@ -136,7 +136,7 @@ def float_counts(flat: np.ndarray, lo: float, hi: float):
     f32 = flat.dtype == np.float32
     base_table, split_table = _cached("f32", _f32_tables) if f32 else _cached("f64", _f64_tables)
     size = min(_CHUNK, n)
-    cell, base, split, above, bucket, wide, narrow = _scratch(split_table.dtype.char)
+    cell, base, split, above, bucket, wide, narrow = _scratch(split_table.dtype.char, size)
     counts = np.zeros(len(limits), dtype=np.int64)
     total = squares = 0.0
     with np.errstate(over="ignore", invalid="ignore"):  # float64 -> float32 overflow; sums near DBL_MAX
@@ -163,28 +163,30 @@ def float_counts(flat: np.ndarray, lo: float, hi: float):
     return counts, total, squares
 
 
-def _scratch(split_dtype: str):
-    """This thread's chunk-sized buffers: (cell, base, split, above, bucket, wide, narrow).
+def _scratch(split_dtype: str, size: int):
+    """This thread's buffers for chunks of `size` values: (cell, base, split, above, bucket, wide, narrow).
 
-    Kept between calls: fresh buffers this size come from mmap and cost page faults each call.
+    Kept between calls (up to `_CHUNK` values each): fresh buffers this big come from mmap and
+    cost page faults on every call.
     """
     scratch = getattr(_local, "scratch", None)
-    if scratch is None or scratch[0] != _CHUNK:
-        scratch = _local.scratch = (_CHUNK, {})
-    buffers = scratch[1].get(split_dtype)
-    if buffers is None:
+    if scratch is None:
+        scratch = _local.scratch = {}
+    buffers = scratch.get(split_dtype)
+    if buffers is None or len(buffers[0]) < size:
         dtypes = (np.intp, np.int32, split_dtype, np.bool_, np.intp, np.float64, np.float32)
-        buffers = scratch[1][split_dtype] = tuple(np.empty(_CHUNK, dtype=dtype) for dtype in dtypes)
+        buffers = scratch[split_dtype] = tuple(np.empty(size, dtype=dtype) for dtype in dtypes)
     return buffers
 
 
 def _sums(flat: np.ndarray):
     """(sum, sum of squares) in float64, chunk by chunk (no BLAS: its threads stall on a busy machine)."""
     total = squares = 0.0
-    wide = _scratch("f")[5] if flat.size > _SMALL else np.empty(flat.size, dtype=np.float64)
+    size = min(_CHUNK, flat.size)
+    wide = _scratch("f", size)[5] if size > _SMALL else np.empty(size, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        for start in range(0, flat.size, len(wide)):
-            part = flat[start:start + len(wide)]
+        for start in range(0, flat.size, size):
+            part = flat[start:start + size]
             w = wide[:part.size]
             np.copyto(w, part, casting="unsafe")
             total += float(w.sum())

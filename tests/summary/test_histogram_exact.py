@@ -34,18 +34,23 @@ def reference(values64):
 
 @contextlib.contextmanager
 def path(name):
-    """Forces one counting path: "search", "tables" (in chunks of 7 values), or "patterns"."""
-    saved = counting._SMALL, counting._CHUNK, counting._PATTERN_FACTOR
+    """Forces one counting path: "search", "tables" (in chunks of 7 values), "hot" (any bucket with
+    1/8 of the sample counted by comparisons, the rest by tables, chunks of 5), or "patterns"."""
+    names = ("_SMALL", "_CHUNK", "_PATTERN_FACTOR", "_HOT_MIN", "_HOT_SHARE")
+    saved = {key: getattr(counting, key) for key in names}
     counting._SMALL = 1 << 40 if name == "search" else 0
-    counting._CHUNK = 7 if name == "tables" else saved[1]
+    counting._CHUNK = {"tables": 7, "hot": 5}.get(name, saved["_CHUNK"])
     counting._PATTERN_FACTOR = 0 if name == "patterns" else 1 << 40
+    counting._HOT_MIN = 0 if name == "hot" else 1 << 40
+    counting._HOT_SHARE = 0.0
     try:
         yield
     finally:
-        counting._SMALL, counting._CHUNK, counting._PATTERN_FACTOR = saved
+        for key, value in saved.items():
+            setattr(counting, key, value)
 
 
-def check(values, widened, paths=("search", "tables")):
+def check(values, widened, paths=("search", "tables", "hot")):
     """histogram_proto(values) on each path == the reference over `widened` (float64 of the same values)."""
     widened = np.asarray(widened, dtype=np.float64).reshape(-1)
     expected = reference(widened)
@@ -105,7 +110,7 @@ def test_16bit_floats_match_reference(patterns, fmt):
     bits, widened = bits[finite], widened[finite]
     if bits.size:
         values = bits.view(ml_dtypes.bfloat16) if fmt == "bfloat16" else bits.view(np.float16)
-        check(values, widened, paths=("search", "tables", "patterns"))
+        check(values, widened, paths=("search", "tables", "hot", "patterns"))
 
 
 @pytest.mark.parametrize("fmt", ["float16", "bfloat16"])
@@ -116,7 +121,7 @@ def test_every_16bit_float_value(fmt):
     keep = np.isfinite(widened)
     bits16 = bits.astype(np.uint16)[keep]
     values = bits16.view(ml_dtypes.bfloat16) if fmt == "bfloat16" else bits16.view(np.float16)
-    check(values, widened[keep], paths=("search", "tables", "patterns"))
+    check(values, widened[keep], paths=("search", "tables", "hot", "patterns"))
 
 
 def test_torch_16bit_tensors_are_counted_by_pattern_unwidened():
@@ -126,7 +131,7 @@ def test_torch_16bit_tensors_are_counted_by_pattern_unwidened():
         widened = tensor.float().numpy()
         widened = widened[np.isfinite(widened)]
         tensor = tensor[torch.isfinite(tensor)]
-        check(tensor, widened, paths=("search", "tables", "patterns"))
+        check(tensor, widened, paths=("search", "tables", "hot", "patterns"))
         histo = histogram_proto(tensor)  # default thresholds: the pattern path
         assert histo.sum == pytest.approx(widened.astype(np.float64).sum(), rel=1e-9)
         assert histo.sum_squares == pytest.approx(np.square(widened.astype(np.float64)).sum(), rel=1e-9)
@@ -159,7 +164,22 @@ def test_integers_on_every_path(dtype):
     else:
         values = rng.integers(max(info.min, -2 ** 40), min(info.max, 2 ** 40), 5000, endpoint=True).astype(dtype)
         values[:4] = [info.min, info.max, 0, 1] if info.min < 0 else [0, info.max, 1, 2]
-    check(values, values.astype(np.float64), paths=("search", "tables", "patterns"))
+    check(values, values.astype(np.float64), paths=("search", "tables", "hot", "patterns"))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_few_valued_data_on_the_comparison_path(dtype):
+    """0/1 masks, mostly zeros with outliers, values on hot buckets' edges: by default thresholds too."""
+    rng = np.random.default_rng(3)
+    mask = rng.integers(0, 2, 100_000).astype(dtype)
+    sparse = np.where(rng.random(100_000) < 0.97, 0.0, rng.standard_normal(100_000)).astype(dtype)
+    edges = np.where(rng.random(100_000) < 0.5, LIMITS[1000], np.nextafter(LIMITS[1000], np.inf)).astype(dtype)
+    edges[::1000] = np.nextafter(LIMITS[999], -np.inf)
+    for values in (mask, sparse, -sparse, edges, np.concatenate([edges, NEAR_LIMITS.astype(dtype)])):
+        values = values[np.isfinite(values)]
+        check(values, values)
+        histo = histogram_proto(values)
+        assert (list(histo.bucket_limit), list(histo.bucket)) == reference(values.astype(np.float64))
 
 
 def test_constant_data_is_one_bucket_with_exact_sums():

@@ -111,7 +111,7 @@ def run_one(lib: str, workload: str, crc: str, check: bool, tmp_root: str, timeo
 
 
 def run_extra(name: str, timeout: float) -> dict | None:
-    """Runs bench/startup.py or bench/soak.py and keeps the last JSON line it prints."""
+    """Runs one of the extra benchmarks (bench/startup.py, soak.py, ...) and keeps the last JSON line it prints."""
     path = os.path.join(BENCH, name)
     if not os.path.exists(path):
         return None
@@ -290,7 +290,7 @@ def main(argv=None) -> int:
     parser.add_argument("--workloads", nargs="+", choices=list(WORKLOADS), default=list(WORKLOADS))
     parser.add_argument("--libs", nargs="+", choices=list(LIBS) + [TORCH_OURS], default=list(LIBS) + [TORCH_OURS])
     parser.add_argument("--no-refs", action="store_true", help="skip the plain-loop reference rows")
-    parser.add_argument("--no-extras", action="store_true", help="skip bench/startup.py, bench/soak.py and bench/read.py")
+    parser.add_argument("--no-extras", action="store_true", help="skip bench/startup.py, bench/soak.py, bench/read.py and bench/histogram_dists.py")
     parser.add_argument("--crc", choices=("installed", "python"), default="installed",
                         help="installed: each library with the CRC-32C its environment gives it (default); "
                              "python: hide native crc32c so all use pure Python (what a bare pip install gives)")
@@ -332,7 +332,8 @@ def main(argv=None) -> int:
 
     extras = {}
     if not args.no_extras:
-        for name, timeout in (("startup.py", 600), ("soak.py", 900), ("read.py", 3600), ("async_log.py", 1800)):
+        for name, timeout in (("startup.py", 600), ("soak.py", 900), ("read.py", 3600), ("histogram_dists.py", 3600),
+                              ("async_log.py", 1800)):
             result = run_extra(name, timeout)
             if result is not None:
                 extras[name] = result

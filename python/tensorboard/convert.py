@@ -6,11 +6,12 @@ their type comes from, so logging never pays a framework import or pins a versio
 from __future__ import annotations
 
 import numbers
-from typing import Any
+import sys
+from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["to_numpy", "to_float", "check_numeric"]
+__all__ = ["to_numpy", "to_numpy_bits16", "to_float", "check_numeric"]
 
 # NumPy dtypes from ml_dtypes (JAX/TF bfloat16, float8...) that most NumPy code can't use.
 _EXOTIC_FLOAT_PREFIXES = ("bfloat16", "float8_", "float6_", "float4_")
@@ -37,30 +38,63 @@ def to_numpy(value: Any, name: str = "value") -> np.ndarray:
     any device (detached; bfloat16 widened to float32), MXNet NDArrays, TensorFlow eager
     tensors, JAX and CuPy arrays, and anything implementing `__array__`.
     """
-    if isinstance(value, np.ndarray):
-        array = value
-    elif value is None:
-        raise TypeError(f"{name}: expected an array-like value, got None")
-    elif isinstance(value, (str, bytes)):
-        raise TypeError(f"{name}: expected numbers, got {type(value).__name__} {value!r:.40}")
-    else:
-        module = type(value).__module__ or ""
-        if module.startswith("torch") and hasattr(value, "detach"):
-            array = _torch_to_numpy(value)
-        elif module.startswith("cupy") and hasattr(value, "get"):
-            array = np.asarray(value.get())
-        elif hasattr(value, "asnumpy"):  # MXNet NDArray
-            array = np.asarray(value.asnumpy())
-        elif module.startswith("tensorflow") and hasattr(value, "numpy"):
-            array = np.asarray(value.numpy())
-        else:  # NumPy scalars, lists, JAX arrays, anything with __array__
-            try:
-                array = np.asarray(value)
-            except Exception as exc:  # pragma: no cover - depends on the foreign type
-                raise TypeError(f"{name}: cannot convert {type(value).__name__} to an array: {exc}") from exc
-    if array.dtype.name.startswith(_EXOTIC_FLOAT_PREFIXES):
-        array = array.astype(np.float32)
+    return _widen_exotic(_as_array(value, name))
+
+
+def to_numpy_bits16(value: Any, name: str = "value") -> tuple[np.ndarray, Optional[str]]:
+    """(bit patterns as uint16, "float16" or "bfloat16") for 16-bit float input, else (`to_numpy(value)`, None).
+
+    Lets an encoder work on the 65,536 possible values of a 16-bit float instead of widening
+    every element to float32 first (PyTorch bfloat16 tensors are reinterpreted, not converted).
+    """
+    module = type(value).__module__ or ""
+    if module.startswith("torch") and hasattr(value, "detach") and str(getattr(value, "dtype", "")) in _TORCH_16:
+        torch = sys.modules["torch"]  # loaded: `value` is one of its tensors
+        tensor = value.detach()
+        if getattr(tensor, "is_sparse", False):
+            tensor = tensor.to_dense()
+        if tensor.device.type != "cpu":
+            tensor = tensor.cpu()
+        return tensor.view(torch.int16).numpy().view(np.uint16), _TORCH_16[str(tensor.dtype)]
+    array = _as_array(value, name)
+    if array.dtype == np.float16:
+        return array.view(np.uint16), "float16"
+    if array.dtype.kind == "V" and array.dtype.name == "bfloat16":  # ml_dtypes (JAX, TensorFlow)
+        return array.view(np.uint16), "bfloat16"
+    return _widen_exotic(array), None
+
+
+_TORCH_16 = {"torch.float16": "float16", "torch.bfloat16": "bfloat16"}
+
+
+def _widen_exotic(array: np.ndarray) -> np.ndarray:
+    """float32 copies of arrays whose dtype most NumPy code can't use (ml_dtypes' bfloat16, float8...)."""
+    if array.dtype.kind == "V" and array.dtype.name.startswith(_EXOTIC_FLOAT_PREFIXES):  # kind: dtype.name is slow
+        return array.astype(np.float32)
     return array
+
+
+def _as_array(value: Any, name: str) -> np.ndarray:
+    """`value` as a NumPy array, keeping NumPy-extension dtypes (ml_dtypes' bfloat16...) as they are."""
+    if isinstance(value, np.ndarray):
+        return value
+    if value is None:
+        raise TypeError(f"{name}: expected an array-like value, got None")
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name}: expected numbers, got {type(value).__name__} {value!r:.40}")
+    module = type(value).__module__ or ""
+    if module.startswith("torch") and hasattr(value, "detach"):
+        return _torch_to_numpy(value)
+    if module.startswith("cupy") and hasattr(value, "get"):
+        return np.asarray(value.get())
+    if hasattr(value, "asnumpy"):  # MXNet NDArray
+        return np.asarray(value.asnumpy())
+    if module.startswith("tensorflow") and hasattr(value, "numpy"):
+        return np.asarray(value.numpy())
+    try:  # NumPy scalars, lists, JAX arrays, anything with __array__
+        return np.asarray(value)
+    except Exception as exc:  # pragma: no cover - depends on the foreign type
+        raise TypeError(f"{name}: cannot convert {type(value).__name__} to an array: {exc}") from exc
 
 
 def check_numeric(array: np.ndarray, name: str) -> np.ndarray:

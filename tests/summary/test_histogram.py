@@ -69,7 +69,7 @@ def test_large_float32_input_agrees_with_brute_force():
     assert (list(histo.bucket_limit), list(histo.bucket)) == brute_force(values)
 
 
-histogram_module = importlib.import_module("tensorboard.summary.histogram")  # the package exports the function
+histogram_module = importlib.import_module("tensorboard.summary._histogram_counts")  # chunking and thresholds
 
 
 def _hard_values(size, dtype):

@@ -1,0 +1,253 @@
+"""Default-bucket counts equal a binary search over the same limits, on every path and adversarial values.
+
+Paths (tensorboard.summary._histogram_counts): binary search (small inputs), float32/float64 cell
+tables (chunked), counting 8/16-bit bit patterns (float16, bfloat16, int8...), constant data. The
+thresholds that pick a path are lowered here so small hypothesis examples reach every path.
+"""
+import contextlib
+import importlib
+import threading
+
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings, strategies as st
+
+from tensorboard import SummaryWriter
+from tensorboard.summary.histogram import default_bucket_limits, histogram_proto
+from upstream import upstream_run
+
+counting = importlib.import_module("tensorboard.summary._histogram_counts")
+LIMITS = default_bucket_limits()
+F32_MAX = float(np.finfo(np.float32).max)
+
+
+def reference(values64):
+    """(limits, counts) by np.searchsorted over LIMITS, empty runs collapsed as TensorFlow does."""
+    counts = np.bincount(np.searchsorted(LIMITS, values64, side="left"), minlength=len(LIMITS))
+    filled = np.flatnonzero(counts)
+    limits, counts = LIMITS[filled[0]:filled[-1] + 1], counts[filled[0]:filled[-1] + 1]
+    keep = (counts != 0) | np.append(counts[1:] != 0, True)
+    return limits[keep].tolist(), counts[keep].tolist()
+
+
+@contextlib.contextmanager
+def path(name):
+    """Forces one counting path: "search", "tables" (in chunks of 7 values), "hot" (any bucket with
+    1/8 of the sample counted by comparisons, the rest by tables, chunks of 5), or "patterns"."""
+    names = ("_SMALL", "_CHUNK", "_PATTERN_FACTOR", "_HOT_MIN", "_HOT_SHARE")
+    saved = {key: getattr(counting, key) for key in names}
+    counting._SMALL = 1 << 40 if name == "search" else 0
+    counting._CHUNK = {"tables": 7, "hot": 5}.get(name, saved["_CHUNK"])
+    counting._PATTERN_FACTOR = 0 if name == "patterns" else 1 << 40
+    counting._HOT_MIN = 0 if name == "hot" else 1 << 40
+    counting._HOT_SHARE = 0.0
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            setattr(counting, key, value)
+
+
+def check(values, widened, paths=("search", "tables", "hot")):
+    """histogram_proto(values) on each path == the reference over `widened` (float64 of the same values)."""
+    widened = np.asarray(widened, dtype=np.float64).reshape(-1)
+    expected = reference(widened)
+    for name in paths:
+        with path(name):
+            histo = histogram_proto(values)
+        assert (list(histo.bucket_limit), list(histo.bucket)) == expected, name
+        assert (histo.min, histo.max, histo.num) == (widened.min(), widened.max(), widened.size), name
+
+
+def _near_limits():
+    """Each finite limit, its float64 neighbours, and the float32 values around it (±2 float32 steps)."""
+    edges = LIMITS[1:-1]
+    out = [edges, np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf)]
+    e32 = edges.astype(np.float32)
+    for steps in range(3):
+        up, down = e32.copy(), e32.copy()
+        for _ in range(steps):
+            up, down = np.nextafter(up, np.float32(np.inf)), np.nextafter(down, np.float32(-np.inf))
+        out += [up.astype(np.float64), down.astype(np.float64)]
+    return np.unique(np.concatenate(out))
+
+
+NEAR_LIMITS = _near_limits()
+SPECIAL = np.array([0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.4e-45, -1.4e-45, 1.1754944e-38,
+                    1e-12, -1e-12, 1e-13, 1e20, -1e20, 1.0000000000000002e20, 3e38, F32_MAX, -F32_MAX,
+                    F32_MAX * 1.0000001, 1e39, 1e300, -1e300, np.finfo(np.float64).max, -np.finfo(np.float64).max])
+POOL = np.concatenate([NEAR_LIMITS, SPECIAL])
+
+adversarial = st.lists(st.one_of(st.sampled_from(POOL.tolist()),
+                                 st.floats(allow_nan=False, allow_infinity=False),
+                                 st.floats(-1e-10, 1e-10), st.floats(-1e25, 1e25)), min_size=1, max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(adversarial)
+def test_float64_matches_reference(values):
+    check(np.array(values, dtype=np.float64), values)
+
+
+@settings(max_examples=300, deadline=None)
+@given(adversarial)
+def test_float32_matches_reference(values):
+    with np.errstate(over="ignore"):
+        values32 = np.array(values, dtype=np.float64).astype(np.float32)
+    values32 = values32[np.isfinite(values32)]
+    if values32.size:
+        check(values32, values32)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 0xFFFF), min_size=1, max_size=60), st.sampled_from(["float16", "bfloat16"]))
+def test_16bit_floats_match_reference(patterns, fmt):
+    bits = np.array(patterns, dtype=np.uint16)
+    widened = (bits.astype(np.uint32) << 16).view(np.float32) if fmt == "bfloat16" else bits.view(np.float16)
+    finite = np.isfinite(widened)
+    bits, widened = bits[finite], widened[finite]
+    if bits.size:
+        values = bits.view(ml_dtypes.bfloat16) if fmt == "bfloat16" else bits.view(np.float16)
+        check(values, widened, paths=("search", "tables", "hot", "patterns"))
+
+
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16"])
+def test_every_16bit_float_value(fmt):
+    """All 63,488 finite float16 / 65,280 finite bfloat16 values at once, on every path."""
+    bits = np.arange(1 << 16, dtype=np.uint32)
+    widened = (bits << 16).view(np.float32) if fmt == "bfloat16" else bits.astype(np.uint16).view(np.float16)
+    keep = np.isfinite(widened)
+    bits16 = bits.astype(np.uint16)[keep]
+    values = bits16.view(ml_dtypes.bfloat16) if fmt == "bfloat16" else bits16.view(np.float16)
+    check(values, widened[keep], paths=("search", "tables", "hot", "patterns"))
+
+
+def test_torch_16bit_tensors_are_counted_by_pattern_unwidened():
+    source = torch.randn(300_000) * torch.logspace(-14, 4, 300_000)
+    for dtype in (torch.bfloat16, torch.float16):
+        tensor = source.to(dtype)[::3]  # non-contiguous
+        widened = tensor.float().numpy()
+        widened = widened[np.isfinite(widened)]
+        tensor = tensor[torch.isfinite(tensor)]
+        check(tensor, widened, paths=("search", "tables", "hot", "patterns"))
+        histo = histogram_proto(tensor)  # default thresholds: the pattern path
+        assert histo.sum == pytest.approx(widened.astype(np.float64).sum(), rel=1e-9)
+        assert histo.sum_squares == pytest.approx(np.square(widened.astype(np.float64)).sum(), rel=1e-9)
+
+
+def test_every_float32_cell_boundary():
+    """The first and last float32 of each 65,536-pattern cell (where a cell's table entry is read)."""
+    cells = np.arange(1 << 16, dtype=np.uint32) << np.uint32(16)
+    values = np.concatenate([cells, cells + np.uint32(0xFFFF), cells + np.uint32(0x8000)]).view(np.float32)
+    values = values[np.isfinite(values)]
+    check(values, values)
+    check(values.astype(np.float64), values)
+
+
+def test_float64_values_rounding_onto_float32_neighbours_of_limits():
+    """float64 values within half a float32 step of a limit's float32 rounding: cell found by rounding, bucket exact."""
+    e32 = LIMITS[1:-1].astype(np.float32).astype(np.float64)
+    step = np.abs(np.nextafter(e32.astype(np.float32), np.float32(np.inf)).astype(np.float64) - e32)
+    values = np.concatenate([LIMITS[1:-1], e32 + step * 0.49, e32 - step * 0.49, e32 + step * 0.5, e32 - step * 0.5,
+                             np.nextafter(LIMITS[1:-1], np.inf), np.nextafter(LIMITS[1:-1], -np.inf)])
+    check(values, values)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.int64])
+def test_integers_on_every_path(dtype):
+    info = np.iinfo(dtype) if dtype is not np.bool_ else None
+    rng = np.random.default_rng(7)
+    if info is None:
+        values = rng.integers(0, 2, 5000).astype(bool)
+    else:
+        values = rng.integers(max(info.min, -2 ** 40), min(info.max, 2 ** 40), 5000, endpoint=True).astype(dtype)
+        values[:4] = [info.min, info.max, 0, 1] if info.min < 0 else [0, info.max, 1, 2]
+    check(values, values.astype(np.float64), paths=("search", "tables", "hot", "patterns"))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_few_valued_data_on_the_comparison_path(dtype):
+    """0/1 masks, mostly zeros with outliers, values on hot buckets' edges: by default thresholds too."""
+    rng = np.random.default_rng(3)
+    mask = rng.integers(0, 2, 100_000).astype(dtype)
+    sparse = np.where(rng.random(100_000) < 0.97, 0.0, rng.standard_normal(100_000)).astype(dtype)
+    edges = np.where(rng.random(100_000) < 0.5, LIMITS[1000], np.nextafter(LIMITS[1000], np.inf)).astype(dtype)
+    edges[::1000] = np.nextafter(LIMITS[999], -np.inf)
+    for values in (mask, sparse, -sparse, edges, np.concatenate([edges, NEAR_LIMITS.astype(dtype)])):
+        values = values[np.isfinite(values)]
+        check(values, values)
+        histo = histogram_proto(values)
+        assert (list(histo.bucket_limit), list(histo.bucket)) == reference(values.astype(np.float64))
+
+
+def test_constant_data_is_one_bucket_with_exact_sums():
+    for value in (0.5, -0.0, 1e-30, 1e30, 1e-12):
+        values = np.full(100_000, value, dtype=np.float32)
+        check(values, values)
+        histo = histogram_proto(values)
+        assert list(histo.bucket) == [100_000]
+        assert histo.sum == pytest.approx(100_000 * float(values[0]), rel=1e-12)
+        assert histo.sum_squares == pytest.approx(100_000 * float(values[0]) ** 2, rel=1e-12)
+
+
+@pytest.mark.parametrize("values", [
+    np.array([1.0, np.nan] * 50_000, dtype=np.float32),
+    np.array([1.0, np.inf] * 50_000, dtype=np.float64),
+    np.array([1.0, -np.inf] * 50_000, dtype=np.float16),
+    np.array([1.0, np.nan] * 50_000, dtype=ml_dtypes.bfloat16),
+    torch.tensor([1.0, float("nan")] * 50_000, dtype=torch.bfloat16),
+    torch.tensor([1.0, float("inf")] * 50, dtype=torch.float16),
+], ids=["f32-nan", "f64-inf", "f16-ninf", "bf16-nan", "torch-bf16-nan", "torch-f16-inf-small"])
+def test_non_finite_values_are_refused_with_their_count(values):
+    size = values.numel() if isinstance(values, torch.Tensor) else values.size
+    with pytest.raises(ValueError, match=f"^values: {size // 2} of {size} values are NaN or infinite"):
+        histogram_proto(values)
+
+
+def test_threads_share_tables_and_keep_their_own_buffers():
+    rng = np.random.default_rng(11)
+    inputs = [rng.standard_normal(50_000).astype(dtype) * 10.0 ** k for k in range(-3, 3) for dtype in (np.float32, np.float64)]
+    expected = [reference(v.astype(np.float64)) for v in inputs]
+    results = [None] * len(inputs)
+
+    def work(i):
+        for _ in range(3):
+            histo = histogram_proto(inputs[i])
+            results[i] = (list(histo.bucket_limit), list(histo.bucket))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(inputs))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == expected
+
+
+def test_upstream_reads_back_exact_histograms(tmp_path):
+    """Histograms from every path, written by our SummaryWriter, read by upstream's EventAccumulator."""
+    rng = np.random.default_rng(5)
+    normal = rng.standard_normal(200_000, dtype=np.float32)
+    cases = {
+        "float32": (normal, normal),
+        "float64_wide": (lambda v: (v, v))(rng.standard_normal(100_000) * 10.0 ** rng.uniform(-14, 22, 100_000)),
+        "edges": (NEAR_LIMITS, NEAR_LIMITS),
+        "float16": (normal.astype(np.float16), normal.astype(np.float16)),
+        "torch_bfloat16": (torch.from_numpy(normal).to(torch.bfloat16), torch.from_numpy(normal).to(torch.bfloat16).float().numpy()),
+        "int8": (lambda v: (v, v))(rng.integers(-128, 128, 100_000).astype(np.int8)),
+        "constant": (np.full(100_000, 0.25, np.float32), np.full(100_000, 0.25, np.float32)),
+        "small": (normal[:100], normal[:100]),
+    }
+    with SummaryWriter(str(tmp_path)) as writer:
+        for tag, (values, _) in cases.items():
+            writer.add_histogram(tag, values, 3)
+    run = upstream_run(tmp_path)
+    for tag, (_, widened) in cases.items():
+        widened = np.asarray(widened, dtype=np.float64)
+        (step, histo), = run["histograms"][tag]
+        assert step == 3
+        assert (histo["bucket_limit"], histo["bucket"]) == reference(widened), tag
+        assert (histo["min"], histo["max"], histo["num"]) == (widened.min(), widened.max(), widened.size), tag
+        assert histo["sum"] == pytest.approx(widened.sum(), rel=1e-9, abs=1e-9), tag
+        assert histo["sum_squares"] == pytest.approx(np.square(widened).sum(), rel=1e-9), tag

@@ -290,7 +290,7 @@ def main(argv=None) -> int:
     parser.add_argument("--workloads", nargs="+", choices=list(WORKLOADS), default=list(WORKLOADS))
     parser.add_argument("--libs", nargs="+", choices=list(LIBS) + [TORCH_OURS], default=list(LIBS) + [TORCH_OURS])
     parser.add_argument("--no-refs", action="store_true", help="skip the plain-loop reference rows")
-    parser.add_argument("--no-extras", action="store_true", help="skip bench/startup.py, bench/soak.py, bench/read.py and bench/histogram_dists.py")
+    parser.add_argument("--no-extras", action="store_true", help="skip bench/startup.py, bench/soak.py, bench/read.py, bench/histogram_dists.py and bench/async_log.py")
     parser.add_argument("--crc", choices=("installed", "python"), default="installed",
                         help="installed: each library with the CRC-32C its environment gives it (default); "
                              "python: hide native crc32c so all use pure Python (what a bare pip install gives)")

@@ -143,7 +143,8 @@ def test_no_fsync_unless_asked(tmp_path, monkeypatch):
 QUEUED_CHILD = """
     import os, signal, sys, threading, time
     import tensorboard
-    mode = sys.argv[2]
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # a foreground script's Ctrl-C, even when a
+    mode = sys.argv[2]                                        # background shell started us with SIGINT ignored
     if mode == "own-handler":
         signal.signal(signal.SIGTERM, lambda *a: (print("own handler", flush=True), os._exit(7)))
     w = tensorboard.SummaryWriter(sys.argv[1], flush_secs=3600, max_queue=10**6)

@@ -170,6 +170,12 @@ def run_export(workspace_root, args):
     ours = os.path.join(workspace_root, "python")
     if os.path.isfile(os.path.join(ours, "tensorboard", "__init__.py")):  # runfiles hold only _version.py
         sys.path.insert(0, ours)
+    else:  # installed: the stub put the runfiles (upstream's `tensorboard`) ahead of site-packages
+        runfiles_root = os.path.dirname(os.path.abspath(workspace_root))
+        sys.path[:] = [p for p in sys.path
+                       if not (os.path.abspath(p or os.curdir) + os.sep).startswith(runfiles_root + os.sep)]
+    for name in [m for m in sys.modules if m == "tensorboard" or m.startswith("tensorboard.")]:
+        del sys.modules[name]
     from tensorboard.reader import export  # pylint: disable=import-outside-toplevel
 
     return export.main(args)

@@ -1,8 +1,9 @@
 """One measurement of bench/async_log.py in a fresh process: `async_worker.py LIB FRAMEWORK MODE LOGDIR`.
 
-LIB: ours | tbx | torch | none. FRAMEWORK: jax | mxnet. MODE:
+LIB: ours | tbx | torch (| none for latency). FRAMEWORK: jax | mxnet. MODE:
   latency  the caller's time in add_scalar(x) while x is a ~0.5 s computation still running
-  loop     steps/s of a small JAX training loop logging its loss and one histogram every step
+  loop     a small JAX training loop logging its loss and one histogram every step: steps/s
+           with and without logging, in paired blocks in this process
   loop-tiny  the same with a batch so small that a step takes ~1.5 ms
 Each library is called as its users call it: tensorboardX takes JAX arrays and NDArrays itself
 (converting, so waiting, in the caller); torch.utils.tensorboard needs float(x) / np.asarray(x).
@@ -104,17 +105,20 @@ def latency(lib: str, framework: str, logdir: str, reps: int = 7) -> dict:
     return {"caller_ms": 1e3 * statistics.median(callers[1:]), "compute_ms": 1e3 * statistics.median(computes[1:])}
 
 
-LOOPS = {  # name -> (batch, steps): one 256x256 hidden layer, its weights logged as the histogram
-    "loop": (4096, 150),  # ~10-20 ms steps on 2 CPU cores: a small model at a usual batch size
-    "loop-tiny": (512, 400),  # ~1.5 ms steps: the logging's own cost shows plainly
+LOOPS = {  # name -> (batch, steps per block, pairs of blocks): one 256x256 hidden layer, its weights as the histogram
+    "loop": (4096, 50, 20),  # ~8 ms steps on 2 CPU cores: a small model at a usual batch size
+    "loop-tiny": (512, 100, 20),  # ~1.5 ms steps: the logging's own cost shows plainly
 }
 
 
 def loop(lib: str, logdir: str, mode: str) -> dict:
+    """Paired blocks in one process: a block of steps logging loss + histogram every step (ending
+    in flush(), so all of its logging work is charged to it) next to a block without logging, in
+    alternating order. The median ratio of their times cancels the drift of a shared machine."""
     import jax
     import jax.numpy as jnp
 
-    batch, steps = LOOPS[mode]
+    batch, block, pairs = LOOPS[mode]
     key = jax.random.PRNGKey(0)
     k1, k2, k3 = jax.random.split(key, 3)
     params = {"w1": jax.random.normal(k1, (256, 256)) * 0.05, "w2": jax.random.normal(k2, (256, 1)) * 0.05}
@@ -130,22 +134,38 @@ def loop(lib: str, logdir: str, mode: str) -> dict:
         loss, grads = jax.value_and_grad(loss_fn)(p)
         return jax.tree_util.tree_map(lambda a, g: a - 0.01 * g, p, grads), loss
 
-    params, loss = step_fn(params)
-    loss.block_until_ready()
     writer = writer_for(lib, logdir)
-    start = time.perf_counter()
-    for step in range(steps):
-        params, loss = step_fn(params)
-        if writer is not None:
-            log_scalar(lib, writer, "loss", loss, step)
-            log_histogram(lib, writer, "w1", params["w1"], step)
-    loss.block_until_ready()
-    if writer is not None:
-        writer.flush()
-    elapsed = time.perf_counter() - start
-    if writer is not None:
-        writer.close()
-    return {"steps_per_s": steps / elapsed}
+    state = {"params": params, "step": 0}
+
+    def run_block(log: bool) -> float:
+        params, loss = state["params"], None
+        start = time.perf_counter()
+        for _ in range(block):
+            params, loss = step_fn(params)
+            if log:
+                log_scalar(lib, writer, "loss", loss, state["step"])
+                log_histogram(lib, writer, "w1", params["w1"], state["step"])
+            state["step"] += 1
+        loss.block_until_ready()
+        if log:
+            writer.flush()
+        state["params"] = params
+        return time.perf_counter() - start
+
+    run_block(False)
+    run_block(True)  # warm-up: compilation, first files, tables
+    logged, unlogged, ratios = [], [], []
+    for pair in range(pairs):
+        first_logged = pair % 2 == 0
+        a = run_block(first_logged)
+        b = run_block(not first_logged)
+        with_log, without = (a, b) if first_logged else (b, a)
+        logged.append(with_log)
+        unlogged.append(without)
+        ratios.append(without / with_log)
+    writer.close()
+    return {"ratio": statistics.median(ratios), "steps_per_s": block / statistics.median(logged),
+            "steps_per_s_none": block / statistics.median(unlogged)}
 
 
 def main() -> None:

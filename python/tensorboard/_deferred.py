@@ -1,6 +1,7 @@
 """Values that may still be computing (JAX arrays, MXNet NDArrays, torch CUDA tensors) are not
-converted at the add_* call: the call takes a device-side snapshot, which returns at once, and the
-writer thread converts it to NumPy and encodes the event (seed 001's asynchronous logger).
+converted at the add_* call: the call takes a device-side snapshot, which returns at once; an
+idle-priority background thread converts it to NumPy and encodes the event, and the writer thread
+writes it in order (seed 001's asynchronous logger; see _background and _deferred_writes).
 
 The snapshot is a device copy queued behind the computation, so a later in-place update (an
 optimizer step, an MXNet in-place op) or a donated JAX buffer cannot change the logged value.
@@ -70,14 +71,61 @@ def nbytes_of(value: Any) -> int:
 
 
 class Deferred:
-    """A queued event whose bytes are made in the writer thread: `encode()` converts and encodes."""
+    """A queued event whose bytes are made off the caller's thread: `encode()` converts and encodes.
 
-    __slots__ = ("encode", "nbytes", "tag")
+    The background encoder (tensorboard._background) runs `encode` at idle CPU priority; a writer
+    thread that cannot wait any longer runs it too (`outcome(compute=True)`). `encode` is a pure
+    function of the snapshot, so whichever run finishes first gives the result.
+    """
+
+    __slots__ = ("encode", "nbytes", "tag", "queued_at", "wake", "_done", "_result", "_error")
 
     def __init__(self, encode: Callable[[], bytes], nbytes: int, tag: str):
         self.encode = encode
         self.nbytes = nbytes
         self.tag = tag
+        self.queued_at = 0.0  # monotonic time the writer queued it
+        self.wake: Any = None  # the writer's threading.Event, set if encoding fails
+        self._done = False
+        self._result: bytes | None = None
+        self._error: BaseException | None = None
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    def compute(self) -> None:
+        """Runs `encode` unless a result is already in; keeps the first result or error."""
+        if self._done:
+            return
+        result, error = None, None
+        try:
+            result = self.encode()
+        except Exception as err:  # kept for the writer thread, which reports it naming the tag
+            error = err
+        if not self._done:  # a lost race only repeats pure work
+            self._result, self._error = result, error
+            self._done = True
+        wake = self.wake
+        if error is not None and wake is not None:  # so the error reaches the caller soon
+            wake.set()
+
+    def outcome(self) -> bytes:
+        """The encoded event, computing it here if nobody has; raises what encoding raised."""
+        if not self._done:
+            self.compute()
+        if self._error is not None:
+            raise self._error
+        return self._result  # type: ignore[return-value]
+
+    def release(self) -> None:
+        """Drops the snapshot and the result once written (the item may still sit in the encoder's queue)."""
+        self.encode = _released
+        self._result = None
+
+
+def _released() -> bytes:
+    raise RuntimeError("deferred event already written")
 
 
 class DeferredValueError(ValueError):

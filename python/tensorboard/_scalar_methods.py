@@ -81,7 +81,7 @@ class ScalarMethods:
 
     def _add_scalar_later(self, tag: str, value, global_step, walltime, display_name, summary_description,
                           new_style: bool, double_precision: bool) -> None:
-        """add_scalar of a JAX/MXNet/device value: checked now (tag, one element), converted in the writer thread."""
+        """add_scalar of a JAX/MXNet/device value: checked now (tag, one element), converted in the background."""
         from tensorboard import summary
 
         check_tag(tag)

@@ -16,7 +16,8 @@ import time
 from collections import deque
 
 from tensorboard import _signals, record
-from tensorboard._deferred import DEFAULT_MAX_PENDING_SNAPSHOT_BYTES, Deferred, DeferredValueError
+from tensorboard._deferred import DEFAULT_MAX_PENDING_SNAPSHOT_BYTES, Deferred
+from tensorboard._deferred_writes import DeferredWrites
 from tensorboard._write_policy import ON_ERROR_CHOICES, RETRY_FIRST, EventWriteWarning, WritePolicy  # noqa: F401
 from tensorboard._writer_lifecycle import _open_writers, flush_open_writers  # noqa: F401 (re-exported)
 from tensorboard.event_file_names import FILE_VERSION, event_file_name  # noqa: F401 (re-exported)
@@ -42,7 +43,7 @@ class _Barrier:
         self.fsync = fsync
 
 
-class EventFileWriter(WritePolicy):
+class EventFileWriter(WritePolicy, DeferredWrites):
     """Writes serialized `Event`s to one new event file in `logdir`, in order, from a background thread.
 
     max_queue: queued events that wake the writer thread for a batch write.
@@ -60,6 +61,8 @@ class EventFileWriter(WritePolicy):
     source_writer: recorded in each file's first event as `source_metadata.writer` (upstream's
         EventFileWriter records its module name there); empty: no source_metadata.
     """
+
+    _PER_ITEM_OVERHEAD = _PER_ITEM_OVERHEAD
 
     def __init__(self, logdir: str, max_queue: int = 10, flush_secs: float = 120, filename_suffix: str = "",
                  max_pending_bytes: int = DEFAULT_MAX_PENDING_BYTES, fsync: bool = False, storage=None,
@@ -109,10 +112,8 @@ class EventFileWriter(WritePolicy):
         self._queue: deque = deque()
         self._bytes_in = 0  # written by producers only
         self._bytes_out = 0  # written by the writer thread only
-        self._max_snapshot_bytes = max_pending_snapshot_bytes
-        self._snapshots_in = 0  # device bytes of deferred values queued (producers)
-        self._snapshots_out = 0  # ... and converted (writer thread)
-        self._deferred_error: BaseException | None = None  # raised once at the next call
+        self._init_deferred(max_pending_snapshot_bytes)
+        self._next_flush = time.monotonic() + self._flush_secs  # the writer thread's periodic flush
         self._wake = threading.Event()
         self._space = threading.Condition(threading.Lock())
         self._error: BaseException | None = None
@@ -142,26 +143,6 @@ class EventFileWriter(WritePolicy):
         if self._deferred_error is not None:  # this call's event is queued; the earlier value's error is raised
             self._raise_state()
 
-    def write_deferred(self, item: Deferred) -> None:
-        """Queues an event whose value the writer thread converts and encodes (see tensorboard._deferred).
-
-        Returns at once unless the snapshots already pending hold more than max_pending_snapshot_bytes.
-        """
-        if self._error is not None or self._closed:
-            self._raise_state()
-        if self._snapshots_in - self._snapshots_out + item.nbytes > self._max_snapshot_bytes:
-            with self._space:
-                while (self._snapshots_in > self._snapshots_out and self._error is None and self._thread.is_alive()
-                       and self._snapshots_in - self._snapshots_out + item.nbytes > self._max_snapshot_bytes):
-                    self._wake.set()
-                    self._space.wait(0.1)
-        self._snapshots_in += item.nbytes
-        self._queue.append(item)
-        self._bytes_in += _PER_ITEM_OVERHEAD
-        self._wake.set()  # convert as soon as the value is ready, so its errors surface soon
-        if self._deferred_error is not None:
-            self._raise_state()
-
     def write_many(self, events) -> None:
         """Queues several serialized Events in order."""
         for event_bytes in events:
@@ -174,10 +155,11 @@ class EventFileWriter(WritePolicy):
         if self._closed:
             return
         self._check_fork()
-        barrier = self._post_barrier()
-        while not barrier.done.wait(0.1):
-            if not self._thread.is_alive():
-                break
+        with self._waiting():
+            barrier = self._post_barrier()
+            while not barrier.done.wait(0.1):
+                if not self._thread.is_alive():
+                    break
         if barrier.error is not None or self._error is not None or self._deferred_error is not None:
             self._raise_state()
 
@@ -195,6 +177,7 @@ class EventFileWriter(WritePolicy):
         """
         if self._closed or self._error is not None or self._pid != os.getpid() or not self._thread.is_alive():
             return self._closed
+        self._exiting = True  # deferred events are encoded by the writer thread now, not in the background
         barrier = self._post_barrier()
         return barrier.done.wait(max(0.0, deadline - time.monotonic())) and barrier.error is None
 
@@ -255,7 +238,7 @@ class EventFileWriter(WritePolicy):
         raise WriterClosedError(f"event file writer for {self.path} is closed")
 
     def _wait_for_space(self) -> None:
-        with self._space:
+        with self._waiting(), self._space:
             while (self._bytes_in - self._bytes_out > self._max_pending_bytes and self._error is None
                    and self._thread.is_alive()):
                 self._wake.set()
@@ -276,14 +259,13 @@ class EventFileWriter(WritePolicy):
 
     def _run(self) -> None:
         queue = self._queue
-        deadline = time.monotonic() + self._flush_secs
         while True:
-            self._wake.wait(max(0.0, deadline - time.monotonic()))
+            self._wake.wait(max(0.0, min(self._next_flush, self._head_deadline) - time.monotonic()))
             self._wake.clear()
             stop = self._drain(queue)
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= self._next_flush:
                 self._periodic_flush()
-                deadline = time.monotonic() + self._flush_secs
+                self._next_flush = time.monotonic() + self._flush_secs
             if stop:
                 return
 
@@ -296,6 +278,7 @@ class EventFileWriter(WritePolicy):
         batch: list[bytes] = []
         size = 0
         stop = False
+        self._head_deadline = float("inf")
         limit = self._batch_limit()
         while True:
             try:
@@ -303,6 +286,9 @@ class EventFileWriter(WritePolicy):
             except IndexError:
                 break
             if item.__class__ is Deferred:  # counted in as one item's overhead: counted out the same
+                if self._holds_back(item):  # the background encoder is not done: back later
+                    queue.appendleft(item)
+                    break
                 encoded = self._encode_deferred(item)
                 if encoded is None:
                     self._bytes_out += _PER_ITEM_OVERHEAD
@@ -326,22 +312,6 @@ class EventFileWriter(WritePolicy):
             self._answer_barrier(item)
         self._write_batch(batch, size)
         return stop
-
-    def _encode_deferred(self, item: Deferred) -> bytes | None:
-        """Converts and encodes a deferred value; a failure is kept to raise at the caller's next call."""
-        try:
-            event_bytes = item.encode()
-        except Exception as err:
-            if self._deferred_error is None:
-                self._deferred_error = DeferredValueError(
-                    f"the value logged asynchronously under tag {item.tag!r} could not be logged: {err}")
-                self._deferred_error.__cause__ = err
-            event_bytes = None
-        finally:
-            self._snapshots_out += item.nbytes
-            with self._space:
-                self._space.notify_all()
-        return event_bytes
 
     def _batch_limit(self) -> int:
         """Bytes to gather before a write: 1 MiB, or less when the current file is to roll over sooner."""

@@ -93,7 +93,7 @@ class FileWriter:
         writer.write(event_bytes)
 
     def add_deferred(self, item) -> None:
-        """Queues an event the writer thread converts and encodes from a framework value (tensorboard._deferred)."""
+        """Queues an event converted and encoded off this thread from a framework value (tensorboard._deferred)."""
         writer = self._writer
         if writer is None:
             writer = self._event_writer()

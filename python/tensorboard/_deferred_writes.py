@@ -1,0 +1,115 @@
+"""The event file writer's deferred events: values converted and encoded off the caller's thread.
+
+A mixin of EventFileWriter. `write_deferred` queues the event in order and hands it to the
+idle-priority background encoder (tensorboard._background). The writer thread writes events in
+order; a deferred one not yet encoded in the background is held back at the queue's head (with
+what follows it) until the next wake-up, unless somebody needs it now: a flush or close, a
+producer held by a memory bound, interpreter exit, or the event being older than flush_secs.
+Then the writer thread encodes it itself, at normal priority. So logging takes
+only the CPU time the training loop leaves idle, and every guarantee of the synchronous path
+(order, flush, close, flush_secs, bounded memory) still holds.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+from tensorboard import _background
+from tensorboard._deferred import Deferred, DeferredValueError
+
+
+class DeferredWrites:
+    """write_deferred and its writer-thread side, for EventFileWriter."""
+
+    def _init_deferred(self, max_pending_snapshot_bytes: int) -> None:
+        self._max_snapshot_bytes = max_pending_snapshot_bytes
+        self._snapshots_in = 0  # device bytes of deferred values queued (producers)
+        self._snapshots_out = 0  # ... and written or dropped (writer thread)
+        self._deferred_error: BaseException | None = None  # raised once at the next call
+        self._waiters = 0  # callers blocked until the writer catches up: the writer then encodes itself
+        self._waiters_lock = threading.Lock()
+        self._exiting = False  # set without a lock by the exit/SIGTERM flush
+        self._head_deadline = float("inf")  # when a held-back deferred event must be encoded by the writer
+
+    def write_deferred(self, item: Deferred) -> None:
+        """Queues an event whose value is converted and encoded in the background (see tensorboard._deferred).
+
+        Returns at once unless the snapshots already pending hold more than max_pending_snapshot_bytes.
+        """
+        if self._error is not None or self._closed:
+            self._raise_state()
+        if self._snapshots_in - self._snapshots_out + item.nbytes > self._max_snapshot_bytes:
+            with self._waiting():
+                with self._space:
+                    while (self._snapshots_in > self._snapshots_out and self._error is None
+                           and self._thread.is_alive()
+                           and self._snapshots_in - self._snapshots_out + item.nbytes > self._max_snapshot_bytes):
+                        self._wake.set()
+                        self._space.wait(0.1)
+        item.queued_at = time.monotonic()
+        item.wake = self._wake  # the encoder wakes the writer thread early for a failed value
+        self._snapshots_in += item.nbytes
+        queue = self._queue
+        queue.append(item)
+        self._bytes_in += self._PER_ITEM_OVERHEAD
+        _background.submit(item)
+        if len(queue) % self._max_queue == 0:  # like write(): the writer wakes for batches, not for each event
+            self._wake.set()
+        if self._deferred_error is not None:
+            self._raise_state()
+
+    def _waiting(self) -> "_Waiting":
+        """Context manager around a caller's wait: while any caller waits, the writer does not defer."""
+        return _Waiting(self)
+
+    def _holds_back(self, item: Deferred) -> bool:
+        """Writer thread: whether to leave `item` (not yet encoded in the background) at the queue's
+        head for a later wake-up, rather than encode it here at normal priority."""
+        if item.done or self._waiters > 0 or self._exiting or self._closed or not _background_alive():
+            return False
+        deadline = item.queued_at + self._flush_secs
+        if time.monotonic() >= deadline:
+            return False
+        self._head_deadline = deadline
+        return True
+
+    def _encode_deferred(self, item: Deferred) -> bytes | None:
+        """Writer thread: the deferred event's bytes (encoded here if still needed); a failure is kept
+        to raise at the caller's next call."""
+        try:
+            event_bytes = item.outcome()
+        except Exception as err:
+            if self._deferred_error is None:
+                self._deferred_error = DeferredValueError(
+                    f"the value logged asynchronously under tag {item.tag!r} could not be logged: {err}")
+                self._deferred_error.__cause__ = err
+            event_bytes = None
+        finally:
+            item.release()  # frees the snapshot even while the encoder's queue still holds the item
+            self._snapshots_out += item.nbytes
+            with self._space:
+                self._space.notify_all()
+        return event_bytes
+
+
+def _background_alive() -> bool:
+    thread = _background.encoder_thread()
+    return thread is not None and thread.is_alive()
+
+
+class _Waiting:
+    """Counts a caller as waiting on the writer for the duration of a `with` block."""
+
+    __slots__ = ("writer",)
+
+    def __init__(self, writer: DeferredWrites):
+        self.writer = writer
+
+    def __enter__(self) -> None:
+        with self.writer._waiters_lock:
+            self.writer._waiters += 1
+        self.writer._wake.set()
+
+    def __exit__(self, *exc_info) -> None:
+        with self.writer._waiters_lock:
+            self.writer._waiters -= 1

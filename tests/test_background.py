@@ -1,0 +1,148 @@
+"""Deferred values are encoded by one idle-priority background thread, and nothing waits on it:
+flush, close, exit and flush_secs get every event written even while that thread is stalled
+(as it is when a training loop keeps every core busy). Read back by upstream's reader."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+import tensorboard
+from tensorboard import _background
+from tensorboard._deferred import Deferred
+from upstream import upstream_read
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+
+def scalars(logdir, tag):
+    return [(step, value) for step, _, value in upstream_read(logdir)["runs"]["."]["scalars"][tag]]
+
+
+class StalledEncoder:
+    """Blocks the background encoder (as a busy machine would starve it) until the block ends."""
+
+    def __enter__(self):
+        self.release = threading.Event()
+        self.started = threading.Event()
+
+        def block() -> bytes:
+            self.started.set()
+            self.release.wait(60)
+            return b""
+
+        _background.submit(Deferred(block, 0, "blocker"))
+        assert self.started.wait(30), "the background encoder did not pick up work"
+        return self
+
+    def __exit__(self, *exc_info):
+        self.release.set()
+
+
+def test_the_encoder_thread_runs_at_idle_priority(tmp_path):
+    with tensorboard.SummaryWriter(tmp_path) as writer:
+        writer.add_scalar("x", jnp.float32(1.0), 0)
+    thread = _background.encoder_thread()
+    assert thread is not None and thread.is_alive()
+    if sys.platform.startswith("linux"):
+        assert _background.idle_priority_set()
+        assert os.sched_getscheduler(thread.native_id) == os.SCHED_IDLE
+    assert scalars(tmp_path, "x") == [(0, 1.0)]
+
+
+def test_values_are_encoded_in_the_background_when_nobody_waits(tmp_path):
+    threads: list[str] = []
+    original = Deferred.compute
+
+    def recording(self):
+        if not self.done:
+            threads.append(threading.current_thread().name)
+        original(self)
+
+    Deferred.compute = recording
+    try:
+        writer = tensorboard.SummaryWriter(tmp_path)
+        for step in range(5):
+            writer.add_histogram("h", jnp.arange(1000.0) + step, step)
+        deadline = time.monotonic() + 30
+        while len(threads) < 5 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        writer.close()
+    finally:
+        Deferred.compute = original
+    assert threads[:5] == ["tensorboard-encoder"] * 5
+    hist = upstream_read(tmp_path)["runs"]["."]["histograms"]["h"]
+    assert [(s, h["min"]) for s, h in hist] == [(s, float(s)) for s in range(5)]
+
+
+def test_flush_and_close_do_not_wait_for_a_stalled_encoder(tmp_path):
+    with StalledEncoder():
+        writer = tensorboard.SummaryWriter(tmp_path)
+        for step in range(3):
+            writer.add_scalar("x", jnp.float32(step) + 0.5, step)
+        writer.flush()  # the writer thread encodes them itself
+        assert scalars(tmp_path, "x") == [(0, 0.5), (1, 1.5), (2, 2.5)]
+        writer.add_scalar("x", jnp.float32(7.0), 3)
+        writer.close()
+    assert scalars(tmp_path, "x")[-1] == (3, 7.0)
+
+
+def test_flush_secs_holds_for_values_the_encoder_has_not_reached(tmp_path):
+    with StalledEncoder():
+        writer = tensorboard.SummaryWriter(tmp_path, flush_secs=0.3)
+        writer.add_scalar("x", jnp.float32(4.0), 0)
+        found, deadline = [], time.monotonic() + 30
+        while not found and time.monotonic() < deadline:  # no flush(): the age limit alone writes it
+            time.sleep(0.1)
+            found = scalars(tmp_path, "x") if upstream_read(tmp_path)["runs"] else []
+        assert found == [(0, 4.0)]
+        writer.close()
+
+
+def test_a_failed_value_is_reported_while_the_encoder_runs_ahead(tmp_path):
+    writer = tensorboard.SummaryWriter(tmp_path)
+    writer.add_scalar("ok", jnp.float32(1.0), 0)
+    writer.add_histogram("bad", jnp.array([jnp.inf, 1.0]), 0)
+    with pytest.raises(ValueError, match="tag 'bad'"):
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # the encoder wakes the writer for a failure: no flush needed
+            writer.add_scalar("later", 1.0, 0)
+            time.sleep(0.01)
+    writer.close()
+    assert scalars(tmp_path, "ok") == [(0, 1.0)]
+
+
+EXIT_SCRIPT = textwrap.dedent("""
+    import sys, threading
+    import jax.numpy as jnp
+    import tensorboard
+    from tensorboard import _background
+    from tensorboard._deferred import Deferred
+
+    started = threading.Event()
+    def block():
+        started.set()
+        threading.Event().wait(600)  # stalled for good: exit must not need it
+        return b""
+    _background.submit(Deferred(block, 0, "blocker"))
+    started.wait(30)
+    writer = tensorboard.SummaryWriter(sys.argv[1])
+    for step in range(50):
+        writer.add_scalar("x", jnp.float32(step), step)
+    # no close(): the exit flush writes everything
+""")
+
+
+def test_exit_writes_what_a_stalled_encoder_never_reached(tmp_path):
+    script = tmp_path / "exit_script.py"
+    script.write_text(EXIT_SCRIPT)
+    logdir = tmp_path / "logs"
+    subprocess.run([sys.executable, str(script), str(logdir)], check=True, timeout=120,
+                   env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert scalars(logdir, "x") == [(s, float(s)) for s in range(50)]

@@ -74,7 +74,7 @@ class Deferred:
     """A queued event whose bytes are made off the caller's thread: `encode()` converts and encodes.
 
     The background encoder (tensorboard._background) runs `encode` at idle CPU priority; a writer
-    thread that cannot wait any longer runs it too (`outcome(compute=True)`). `encode` is a pure
+    thread that cannot wait any longer runs it itself (`outcome()`). `encode` is a pure
     function of the snapshot, so whichever run finishes first gives the result.
     """
 

@@ -34,12 +34,11 @@ LOOP_GOAL = 0.97  # steps/s with logging over steps/s without
 
 
 def measure(lib: str, framework: str, mode: str) -> dict:
-    env_name = "mxnet" if framework == "mxnet" else ("ours" if lib in ("ours", "none-ours") else "peers")
-    worker_lib = "none" if lib.startswith("none") else lib
+    env_name = "mxnet" if framework == "mxnet" else ("ours" if lib == "ours" else "peers")
     env = {**os.environ, "PYTHONPATH": os.path.join(REPO, "python") if env_name != "peers" else "",
            "OMP_NUM_THREADS": "2"}
     with tempfile.TemporaryDirectory(prefix="tb-async-bench-") as logdir:
-        out = subprocess.run([PYTHONS[env_name], os.path.join(BENCH, "async_worker.py"), worker_lib, framework, mode,
+        out = subprocess.run([PYTHONS[env_name], os.path.join(BENCH, "async_worker.py"), lib, framework, mode,
                               logdir], env=env, capture_output=True, text=True, timeout=1200)
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}

@@ -1,6 +1,6 @@
 """One measurement of bench/async_log.py in a fresh process: `async_worker.py LIB FRAMEWORK MODE LOGDIR`.
 
-LIB: ours | tbx | torch (| none for latency). FRAMEWORK: jax | mxnet. MODE:
+LIB: ours | tbx | torch. FRAMEWORK: jax | mxnet. MODE:
   latency  the caller's time in add_scalar(x) while x is a ~0.5 s computation still running
   loop     a small JAX training loop logging its loss and one histogram every step: steps/s
            with and without logging, in paired blocks in this process
@@ -25,7 +25,7 @@ def writer_for(lib: str, logdir: str):
     elif lib == "torch":
         from torch.utils.tensorboard import SummaryWriter
     else:
-        return None
+        raise ValueError(f"LIB: expected ours, tbx or torch, got {lib!r}")
     return SummaryWriter(logdir)
 
 

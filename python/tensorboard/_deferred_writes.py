@@ -39,13 +39,8 @@ class DeferredWrites:
         if self._error is not None or self._closed:
             self._raise_state()
         if self._snapshots_in - self._snapshots_out + item.nbytes > self._max_snapshot_bytes:
-            with self._waiting():
-                with self._space:
-                    while (self._snapshots_in > self._snapshots_out and self._error is None
-                           and self._thread.is_alive()
-                           and self._snapshots_in - self._snapshots_out + item.nbytes > self._max_snapshot_bytes):
-                        self._wake.set()
-                        self._space.wait(0.1)
+            self._wait_while(lambda: self._snapshots_in > self._snapshots_out  # an oversized value alone passes
+                             and self._snapshots_in - self._snapshots_out + item.nbytes > self._max_snapshot_bytes)
         item.queued_at = time.monotonic()
         item.wake = self._wake  # the encoder wakes the writer thread early for a failed value
         self._snapshots_in += item.nbytes

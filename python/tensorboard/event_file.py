@@ -237,12 +237,15 @@ class EventFileWriter(WritePolicy, DeferredWrites):
             raise IOError(f"writing {self.path} failed: {self._error}") from self._error
         raise WriterClosedError(f"event file writer for {self.path} is closed")
 
-    def _wait_for_space(self) -> None:
+    def _wait_while(self, over) -> None:
+        """Blocks while `over()` holds and the writer thread is alive and healthy, waking it to catch up."""
         with self._waiting(), self._space:
-            while (self._bytes_in - self._bytes_out > self._max_pending_bytes and self._error is None
-                   and self._thread.is_alive()):
+            while over() and self._error is None and self._thread.is_alive():
                 self._wake.set()
                 self._space.wait(0.1)
+
+    def _wait_for_space(self) -> None:
+        self._wait_while(lambda: self._bytes_in - self._bytes_out > self._max_pending_bytes)
         if self._error is not None:
             self._raise_state()
 

@@ -108,6 +108,15 @@ def parse_literal(text: str) -> Any:
     return text
 
 
+def example_args(input_to_model: Any, missing: str) -> tuple:
+    """A converter's example inputs as a tuple of positional arguments; `missing` is the error when there are none."""
+    if input_to_model is None:
+        raise ValueError(missing)
+    if isinstance(input_to_model, list):
+        return tuple(input_to_model)
+    return input_to_model if isinstance(input_to_model, tuple) else (input_to_model,)
+
+
 def clean_name(name: str) -> str:
     """A node name the dashboard and the input syntax accept: '/'-separated, no ':' or '^'."""
     name = _BAD_CHARS.sub("_", name)

@@ -19,17 +19,14 @@ import contextlib
 import inspect
 from typing import Any, Callable, Iterator, Sequence
 
+from tensorboard.graph._builder import example_args
 from tensorboard.graph._jaxpr import jaxpr_graph_def
 from tensorboard.src import graph_pb2
 
 
 def _args_tuple(input_to_model: Any) -> tuple:
-    if input_to_model is None:
-        raise ValueError("a JAX graph needs example inputs: add_graph(fn, input_to_model=args) "
-                         "(an array, or a tuple with one entry per positional argument of fn)")
-    if isinstance(input_to_model, list):
-        return tuple(input_to_model)
-    return input_to_model if isinstance(input_to_model, tuple) else (input_to_model,)
+    return example_args(input_to_model, "a JAX graph needs example inputs: add_graph(fn, input_to_model=args) "
+                                        "(an array, or a tuple with one entry per positional argument of fn)")
 
 
 _JAX_PACKAGES = frozenset({"jax", "jaxlib", "flax"})

@@ -22,18 +22,15 @@ import warnings
 from typing import Any, Iterator
 
 from tensorboard.graph import _fx, _torchscript
+from tensorboard.graph._builder import example_args
 from tensorboard.src import graph_pb2
 
 _log = logging.getLogger(__name__)
 
 
 def _inputs_tuple(input_to_model: Any) -> tuple:
-    if input_to_model is None:
-        raise ValueError("a PyTorch graph needs example inputs: add_graph(model, input_to_model=x) "
-                         "(a tensor, or a tuple of tensors for several forward() arguments)")
-    if isinstance(input_to_model, list):
-        return tuple(input_to_model)
-    return input_to_model if isinstance(input_to_model, tuple) else (input_to_model,)
+    return example_args(input_to_model, "a PyTorch graph needs example inputs: add_graph(model, input_to_model=x) "
+                                        "(a tensor, or a tuple of tensors for several forward() arguments)")
 
 
 @contextlib.contextmanager

@@ -7,6 +7,11 @@ from tensorboard.reader._kinds import ALL_EVENT_TYPES, ALL_EXTRA_COLUMNS
 from tensorboard.reader._runs import read_runs
 
 
+def _frame_property(kind: str) -> property:
+    """A read-only attribute giving `get_events(kind)`, as tbparse's `reader.scalars` & co."""
+    return property(lambda self: self.get_events(kind), doc=f"The {kind} as a DataFrame (tbparse's layout).")
+
+
 class SummaryReader:
     """Reads every event file below `log_path` (a directory or one file; local or fsspec URL).
 
@@ -53,33 +58,13 @@ class SummaryReader:
             self._frames[event_type] = build_frame(self._runs, event_type, self._pivot, self._extra_columns)
         return self._frames[event_type].copy()
 
-    @property
-    def scalars(self):
-        return self.get_events("scalars")
-
-    @property
-    def tensors(self):
-        return self.get_events("tensors")
-
-    @property
-    def histograms(self):
-        return self.get_events("histograms")
-
-    @property
-    def images(self):
-        return self.get_events("images")
-
-    @property
-    def audio(self):
-        return self.get_events("audio")
-
-    @property
-    def text(self):
-        return self.get_events("text")
-
-    @property
-    def hparams(self):
-        return self.get_events("hparams")
+    scalars = _frame_property("scalars")
+    tensors = _frame_property("tensors")
+    histograms = _frame_property("histograms")
+    images = _frame_property("images")
+    audio = _frame_property("audio")
+    text = _frame_property("text")
+    hparams = _frame_property("hparams")
 
     @property
     def tags(self) -> dict[str, list[str]]:

@@ -146,3 +146,36 @@ def test_exit_writes_what_a_stalled_encoder_never_reached(tmp_path):
     subprocess.run([sys.executable, str(script), str(logdir)], check=True, timeout=120,
                    env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert scalars(logdir, "x") == [(s, float(s)) for s in range(50)]
+
+
+FINISH_SCRIPT = textwrap.dedent("""
+    import sys, threading, time
+    import jax.numpy as jnp
+    import tensorboard
+    from tensorboard import _background
+    from tensorboard._deferred import Deferred
+
+    writer = tensorboard.SummaryWriter(sys.argv[1])
+    writer.add_scalar("x", jnp.float32(3.0), 0)
+    writer.close()
+    started = threading.Event()
+    def slow_item():  # stands in for a device-to-host copy still running when the program ends
+        started.set()
+        time.sleep(1.0)
+        open(sys.argv[2], "w").write("finished")
+        return b""
+    _background.submit(Deferred(slow_item, 0, "slow"))
+    started.wait(30)
+""")
+
+
+def test_exit_lets_the_encoder_finish_its_item_before_the_interpreter_finalizes(tmp_path):
+    """A daemon thread still inside a framework's C++ code at finalization is killed by a forced
+    unwind, which aborted JAX programs ("FATAL: exception not rethrown") about one exit in 20."""
+    script, marker = tmp_path / "finish_script.py", tmp_path / "finished"
+    script.write_text(FINISH_SCRIPT)
+    logdir = tmp_path / "logs"
+    subprocess.run([sys.executable, str(script), str(logdir), str(marker)], check=True, timeout=120,
+                   env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert marker.read_text() == "finished"
+    assert scalars(logdir, "x") == [(0, 3.0)]

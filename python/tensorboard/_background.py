@@ -24,8 +24,27 @@ def submit(item: Deferred) -> None:
     encoder = _encoder
     if encoder is None or encoder.pid != os.getpid():
         encoder = _start()
+    if encoder.stopping:  # at exit: the writer threads encode what is left themselves
+        return
     encoder.queue.append(item)
     encoder.wake.set()
+
+
+def shutdown(timeout: float) -> bool:
+    """Stops this process's encoder and waits up to `timeout` s for it; True once it has ended.
+
+    Called at interpreter exit, after the writers' exit flush. A daemon thread still inside a
+    framework's C++ code (a device-to-host copy) when the interpreter finalizes is killed by a
+    forced unwind that such code may not survive: the process would abort with
+    "FATAL: exception not rethrown". Joining it first ends it between two items.
+    """
+    encoder = _encoder
+    if encoder is None or encoder.pid != os.getpid():
+        return True
+    encoder.stopping = True
+    encoder.wake.set()
+    encoder.thread.join(max(0.0, timeout))
+    return not encoder.thread.is_alive()
 
 
 def encoder_thread() -> Optional[threading.Thread]:
@@ -80,18 +99,20 @@ class _IdleEncoder:
         self.queue: deque = deque()
         self.wake = threading.Event()
         self.idle = False
+        self.stopping = False
         self.thread = threading.Thread(target=self._run, name="tensorboard-encoder", daemon=True)
         self.thread.start()
 
     def _run(self) -> None:
         self.idle = _lower_own_priority()
         queue = self.queue
-        while True:
+        while not self.stopping:
             self.wake.wait()
             self.wake.clear()
-            while True:
+            while not self.stopping:
                 try:
                     item = queue.popleft()
                 except IndexError:
                     break
                 item.compute()  # never raises: errors are kept on the item
+        queue.clear()  # every item is still in its writer's queue: the writer thread encodes it

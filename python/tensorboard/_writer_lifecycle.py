@@ -7,6 +7,8 @@ import os
 import time
 import weakref
 
+from tensorboard import _background
+
 _open_writers: "weakref.WeakSet" = weakref.WeakSet()
 
 
@@ -20,13 +22,17 @@ def flush_open_writers(timeout: float = 10.0) -> bool:
 
 
 EXIT_FLUSH_TIMEOUT = float(os.environ.get("TENSORBOARD_EXIT_FLUSH_TIMEOUT", "60"))
+# How long exit waits for the background encoder to finish the item it is on. Every item is also
+# in its writer's queue, so nothing is lost past it; it only keeps the thread out of C++ frames.
+ENCODER_EXIT_WAIT = 5.0
 
 
 def _close_all_at_exit() -> None:
-    """Flushes and closes writers the program left open, so queued events are not lost at exit.
+    """Flushes and closes writers the program left open, so queued events are not lost at exit,
+    then stops the background encoder before the interpreter finalizes (see _background.shutdown).
 
     Bounded: a writer whose storage hangs is given up after EXIT_FLUSH_TIMEOUT seconds (all writers
-    together), so the interpreter always exits.
+    together), and the encoder after ENCODER_EXIT_WAIT more at most, so the interpreter always exits.
     """
     deadline = time.monotonic() + EXIT_FLUSH_TIMEOUT
     for writer in list(_open_writers):
@@ -37,6 +43,7 @@ def _close_all_at_exit() -> None:
                 writer.close()
             except Exception:
                 pass
+    _background.shutdown(min(ENCODER_EXIT_WAIT, deadline - time.monotonic()))
 
 
 def _mark_inherited_writers() -> None:

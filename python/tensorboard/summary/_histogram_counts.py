@@ -204,12 +204,13 @@ def _hot_buckets(flat: np.ndarray, f32: bool) -> list:
     """
     limits = default_bucket_limits()
     sample = flat[::max(1, flat.size // _HOT_SAMPLE)]
-    found, hits = np.unique(np.searchsorted(limits, sample, side="left"), return_counts=True)
-    chosen = (hits * 8 >= sample.size) & (found > 0)
-    if hits[chosen].sum() < _HOT_SHARE * sample.size:  # the other values would cost a copy and the tables
+    hits = np.bincount(np.searchsorted(limits, sample, side="left"), minlength=len(limits))
+    hits[0] = 0  # bucket 0 has no lower limit to compare with
+    found = np.flatnonzero(hits * 8 >= sample.size)
+    if hits[found].sum() < _HOT_SHARE * sample.size:  # the other values would cost a copy and the tables
         return []
     hot = []
-    for bucket in found[chosen]:
+    for bucket in found:
         edges = limits[bucket - 1:bucket + 1]
         if f32:
             with np.errstate(over="ignore"):

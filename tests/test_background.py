@@ -139,12 +139,17 @@ EXIT_SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_exit_writes_what_a_stalled_encoder_never_reached(tmp_path):
-    script = tmp_path / "exit_script.py"
-    script.write_text(EXIT_SCRIPT)
-    logdir = tmp_path / "logs"
-    subprocess.run([sys.executable, str(script), str(logdir)], check=True, timeout=120,
+def run_child(tmp_path, source: str, *args: str) -> None:
+    """Runs `source` as a script in a fresh interpreter with this one's import path; it must exit 0."""
+    script = tmp_path / "child_script.py"
+    script.write_text(source)
+    subprocess.run([sys.executable, str(script), *args], check=True, timeout=120,
                    env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+
+
+def test_exit_writes_what_a_stalled_encoder_never_reached(tmp_path):
+    logdir = tmp_path / "logs"
+    run_child(tmp_path, EXIT_SCRIPT, str(logdir))
     assert scalars(logdir, "x") == [(s, float(s)) for s in range(50)]
 
 
@@ -171,11 +176,8 @@ FINISH_SCRIPT = textwrap.dedent("""
 
 def test_exit_lets_the_encoder_finish_its_item_before_the_interpreter_finalizes(tmp_path):
     """A daemon thread still inside a framework's C++ code at finalization is killed by a forced
-    unwind, which aborted JAX programs ("FATAL: exception not rethrown") about one exit in 20."""
-    script, marker = tmp_path / "finish_script.py", tmp_path / "finished"
-    script.write_text(FINISH_SCRIPT)
-    logdir = tmp_path / "logs"
-    subprocess.run([sys.executable, str(script), str(logdir), str(marker)], check=True, timeout=120,
-                   env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    unwind, which aborted JAX programs ("FATAL: exception not rethrown") in 2 of 60 runs of a short script."""
+    logdir, marker = tmp_path / "logs", tmp_path / "finished"
+    run_child(tmp_path, FINISH_SCRIPT, str(logdir), str(marker))
     assert marker.read_text() == "finished"
     assert scalars(logdir, "x") == [(0, 3.0)]

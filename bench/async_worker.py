@@ -115,10 +115,25 @@ def loop(lib: str, logdir: str, mode: str) -> dict:
     """Paired blocks in one process: a block of steps logging loss + histogram every step (ending
     in flush(), so all of its logging work is charged to it) next to a block without logging, in
     alternating order. The median ratio of their times cancels the drift of a shared machine."""
+    writer = writer_for(lib, logdir)
+
+    def log_step(step: int, params, loss) -> None:
+        log_scalar(lib, writer, "loss", loss, step)
+        log_histogram(lib, writer, "w1", params["w1"], step)
+
+    result = paired_loop(mode, log_step, writer.flush)
+    writer.close()
+    return result
+
+
+def paired_loop(mode: str, per_step, after_block=None, pairs: int | None = None) -> dict:
+    """The "loop" model's steps/s with `per_step(step, params, loss)` called after every step over
+    steps/s without, in alternating blocks of one process; `after_block()` ends each block with it."""
     import jax
     import jax.numpy as jnp
 
-    batch, block, pairs = LOOPS[mode]
+    batch, block, default_pairs = LOOPS[mode]
+    pairs = pairs or default_pairs
     key = jax.random.PRNGKey(0)
     k1, k2, k3 = jax.random.split(key, 3)
     params = {"w1": jax.random.normal(k1, (256, 256)) * 0.05, "w2": jax.random.normal(k2, (256, 1)) * 0.05}
@@ -134,38 +149,35 @@ def loop(lib: str, logdir: str, mode: str) -> dict:
         loss, grads = jax.value_and_grad(loss_fn)(p)
         return jax.tree_util.tree_map(lambda a, g: a - 0.01 * g, p, grads), loss
 
-    writer = writer_for(lib, logdir)
     state = {"params": params, "step": 0}
 
-    def run_block(log: bool) -> float:
+    def run_block(with_calls: bool) -> float:
         params, loss = state["params"], None
         start = time.perf_counter()
         for _ in range(block):
             params, loss = step_fn(params)
-            if log:
-                log_scalar(lib, writer, "loss", loss, state["step"])
-                log_histogram(lib, writer, "w1", params["w1"], state["step"])
+            if with_calls:
+                per_step(state["step"], params, loss)
             state["step"] += 1
         loss.block_until_ready()
-        if log:
-            writer.flush()
+        if with_calls and after_block is not None:
+            after_block()
         state["params"] = params
         return time.perf_counter() - start
 
     run_block(False)
     run_block(True)  # warm-up: compilation, first files, tables
-    logged, unlogged, ratios = [], [], []
+    timed, untimed, ratios = [], [], []
     for pair in range(pairs):
-        first_logged = pair % 2 == 0
-        a = run_block(first_logged)
-        b = run_block(not first_logged)
-        with_log, without = (a, b) if first_logged else (b, a)
-        logged.append(with_log)
-        unlogged.append(without)
-        ratios.append(without / with_log)
-    writer.close()
-    return {"ratio": statistics.median(ratios), "steps_per_s": block / statistics.median(logged),
-            "steps_per_s_none": block / statistics.median(unlogged)}
+        first_with = pair % 2 == 0
+        a = run_block(first_with)
+        b = run_block(not first_with)
+        with_calls, without = (a, b) if first_with else (b, a)
+        timed.append(with_calls)
+        untimed.append(without)
+        ratios.append(without / with_calls)
+    return {"ratio": statistics.median(ratios), "steps_per_s": block / statistics.median(timed),
+            "steps_per_s_none": block / statistics.median(untimed)}
 
 
 def main() -> None:

@@ -1,0 +1,99 @@
+"""What one extra call per step costs bench/async_log.py's ~8 ms JAX loop: where its logging cost comes from.
+
+Not part of `make bench` (about 7 minutes): a diagnostic behind the README's account of the loop's
+missed goal. Each variant runs in a fresh process (.venv, the source tree) as paired blocks with
+and without the call (bench/async_worker.paired_loop), 100 pairs for a finer median than the
+bench's 20:
+
+  nothing         no call at all: the blocks are identical, so this is the noise floor
+  python-200us    200 us of pure-Python CPU in the caller per step
+  host-copy       copy_to_host_async() on the step's weights: starts a transfer, no XLA program
+  copy-weights    one jitted copy of the step's 256x256 weights (another XLA program per step)
+  copy-constant   one jitted copy of a constant 256x256 array (independent of the step)
+  ours-snapshots  tensorboard's own snapshots of the loss and the weights (what add_* takes)
+
+    python bench/jax_step_overhead.py [--pairs 100] [--variants a,b,...]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
+VARIANTS = ("nothing", "python-200us", "host-copy", "copy-weights", "copy-constant", "ours-snapshots")
+
+
+def per_step_call(variant: str):
+    """The call `variant` makes after every step: (step, params, loss) -> None."""
+    import jax
+    import jax.numpy as jnp
+
+    copy = jax.jit(jnp.copy)
+    constant = jnp.ones((256, 256), jnp.float32)
+    held: list = []  # the last few results stay alive, as queued snapshots would
+
+    def keep(*values) -> None:
+        held.append(values)
+        if len(held) > 8:
+            held.pop(0)
+
+    if variant == "nothing":
+        return lambda step, params, loss: None
+    if variant == "python-200us":
+        def burn(step, params, loss):
+            until = time.thread_time() + 200e-6
+            while time.thread_time() < until:
+                pass
+        return burn
+    if variant == "host-copy":
+        return lambda step, params, loss: (params["w1"].copy_to_host_async(), keep(params["w1"]))
+    if variant == "copy-weights":
+        return lambda step, params, loss: keep(copy(params["w1"]))
+    if variant == "copy-constant":
+        return lambda step, params, loss: keep(copy(constant))
+    if variant == "ours-snapshots":
+        from tensorboard._deferred import snapshot
+
+        return lambda step, params, loss: keep(snapshot(loss, "jax"), snapshot(params["w1"], "jax"))
+    raise ValueError(f"variant: expected one of {VARIANTS}, got {variant!r}")
+
+
+def run_variant(variant: str, pairs: int) -> dict:
+    """One variant in a fresh process; its paired_loop result."""
+    env = {**os.environ, "PYTHONPATH": os.path.join(REPO, "python") + os.pathsep + BENCH, "OMP_NUM_THREADS": "2"}
+    out = subprocess.run([os.path.join(REPO, ".venv", "bin", "python"), os.path.abspath(__file__), "--worker",
+                          variant, "--pairs", str(pairs)], env=env, capture_output=True, text=True, timeout=1800)
+    if out.returncode != 0:
+        return {"error": (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pairs", type=int, default=100)
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        from async_worker import paired_loop
+
+        print(json.dumps(paired_loop("loop", per_step_call(args.worker), pairs=args.pairs)))
+        return 0
+    results = {}
+    print(f"~8 ms JAX loop: steps/s with the call after every step / without (median of {args.pairs} pairs)")
+    for variant in args.variants.split(","):
+        results[variant] = result = run_variant(variant, args.pairs)
+        shown = result.get("error") or f"{result['ratio']:.3f}  ({result['steps_per_s']:.1f} vs " \
+                                       f"{result['steps_per_s_none']:.1f} steps/s)"
+        print(f"  {variant:15} {shown}", flush=True)
+    print(json.dumps(results))
+    return 0 if all("error" not in r for r in results.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -3,6 +3,8 @@ call and converted in the writer thread. The logged value is the value at the ca
 close and errors keep their guarantees. Everything is read back by upstream's reader."""
 from __future__ import annotations
 
+import json
+import os
 import sys
 import textwrap
 import threading
@@ -106,6 +108,7 @@ MXNET_SCRIPT = textwrap.dedent("""
         for step in range(3):
             writer.add_scalar("x", x, step)
             writer.add_histogram("w", w, step)
+            writer.add_scalars("acc", {"train": x}, step)  # MXBoard's multi-line chart, same snapshot rule
             x += 10  # in place, after the call: must not change what was logged
             w[:] = w * 2
     print(json.dumps({"kind": kind}))
@@ -123,3 +126,38 @@ def test_mxnet_in_place_updates_after_the_call_do_not_change_the_logged_value(tm
     assert scalars(tmp_path / "logs", "x") == [(0, 1.0), (1, 11.0), (2, 21.0)]
     hist = upstream_read(tmp_path / "logs")["runs"]["."]["histograms"]["w"]
     assert [h["sum"] for _, h in hist] == [16.0, 32.0, 64.0]
+    assert scalars(tmp_path / "logs", "acc", "acc/train") == [(0, 1.0), (1, 11.0), (2, 21.0)]
+
+
+def test_add_scalars_takes_jax_values_without_converting_them_at_the_call(tmp_path, monkeypatch):
+    conversions: dict[int, tuple[str, str]] = {}  # per deferred value: (tag, a thread that converted it)
+    original = _deferred.Deferred.compute
+
+    def recording(self):
+        if not self.done:  # the encoder and the writer thread may both run it (pure work, first result kept)
+            conversions.setdefault(id(self), (self.tag, threading.current_thread().name))
+        original(self)
+
+    monkeypatch.setattr(_deferred.Deferred, "compute", recording)
+    with tensorboard.SummaryWriter(tmp_path) as writer:
+        writer.add_scalars("loss", {"train": jnp.float32(0.25) * 1.0, "val": 0.5}, 7)
+        writer.add_scalar("pair", ("train", jnp.float32(1.5)), 8)  # MXBoard's named scalar goes the same way
+        export = tmp_path / "scalars.json"
+        writer.export_scalars_to_json(export)  # waits for the pending numbers
+    assert sorted(tag for tag, _ in conversions.values()) == ["loss", "pair"]  # deferred; the float was not
+    assert all(thread != "MainThread" for _, thread in conversions.values())
+    runs = upstream_read(tmp_path)["runs"]
+    assert scalars(tmp_path, "loss", "loss/train") == [(7, 0.25)]
+    assert scalars(tmp_path, "loss", "loss/val") == [(7, 0.5)]
+    assert [(s, v) for s, _, v in runs["pair/train"]["scalars"]["pair"]] == [(8, 1.5)]
+    exported = {os.path.relpath(run, tmp_path): [e[1:] for e in entries]
+                for run, entries in json.loads(export.read_text()).items()}
+    assert exported == {"loss/train": [[7, 0.25]], "loss/val": [[7, 0.5]], "pair/train": [[8, 1.5]]}
+
+
+def test_add_scalars_checks_each_pending_value_at_the_call(tmp_path):
+    with tensorboard.SummaryWriter(tmp_path) as writer:
+        with pytest.raises(TypeError, match=r"^tag_scalar_dict\['b'\]: expected a single number, got an array of shape \(2,\)"):
+            writer.add_scalars("m", {"a": jnp.float32(1.0), "b": jnp.ones(2)}, 0)
+        writer.add_scalars("m", {"a": jnp.float32(2.0)}, 1)
+    assert scalars(tmp_path, "m", "m/a") == [(1, 2.0)]  # the refused call logged nothing

@@ -103,21 +103,59 @@ class ScalarMethods:
             raise TypeError(f"tag_scalar_dict must be a non-empty dict of name -> number, got {scalars!r:.80}")
         from tensorboard.convert import to_float
 
-        numbers = {}
+        numbers: dict[str, float] = {}
+        pending: dict[str, tuple[Any, str]] = {}  # JAX/MXNet/device values: logged without waiting
         for key, number in scalars.items():
             check_tag(key, "tag_scalar_dict key")
             _run_part(key, "tag_scalar_dict key")
-            numbers[key] = to_float(number, f"tag_scalar_dict[{key!r}]")
+            name = f"tag_scalar_dict[{key!r}]"
+            kind = _deferred.framework_of(number)
+            if kind is None:
+                numbers[key] = to_float(number, name)
+                continue
+            shape = _deferred.shape_of(number)
+            if math.prod(shape) != 1:
+                raise TypeError(f"{name}: expected a single number, got an array of shape {shape}")
+            pending[key] = (number, kind)
         step, wall = self._step_and_time(global_step, walltime)
         tag_bytes = wire.scalar_prefix(main_tag)
-        for key, number in numbers.items():
+        for key in scalars:
             writer = self._sub_writer(f"{main_tag}/{key}")
-            writer.add_event_bytes(wire.scalar_event(tag_bytes, check_float32(number, "value", main_tag), step, wall))
-            self._scalar_log.setdefault(writer.get_logdir(), []).append([wall, step, number])
+            if key in numbers:
+                number = numbers[key]
+                writer.add_event_bytes(wire.scalar_event(tag_bytes, check_float32(number, "value", main_tag), step,
+                                                         wall))
+                entry = [wall, step, number]
+            else:
+                value, kind = pending[key]
+                entry = [wall, step, None]  # filled in when the value is converted
+                self._add_later(main_tag, value, kind, step, wall, _ExportedScalar(main_tag, entry), writer=writer)
+            self._scalar_log.setdefault(writer.get_logdir(), []).append(entry)
 
     def export_scalars_to_json(self, path: str | os.PathLike) -> None:
         """Writes the scalars add_scalars (and dict/pair add_scalar) logged since the last export to `path`
         as {"<run dir>": [[wall_time, step, value], ...]}, then forgets them (tensorboardX's format)."""
+        if any(entry[2] is None for entries in self._scalar_log.values() for entry in entries):
+            self.flush()  # values add_scalars took without waiting: their numbers come with their conversion
         log, self._scalar_log = self._scalar_log, {}
+        log = {run: [entry for entry in entries if entry[2] is not None] for run, entries in log.items()}
         with open(os.fspath(path), "w", encoding="utf-8") as out:
             json.dump(log, out)  # NaN/inf as JavaScript's NaN/Infinity, as tensorboardX writes them
+
+
+class _ExportedScalar:
+    """Makes a deferred add_scalars value's summary, and fills in its export_scalars_to_json entry."""
+
+    __slots__ = ("tag", "entry")
+
+    def __init__(self, tag: str, entry: list):
+        self.tag = tag
+        self.entry = entry
+
+    def __call__(self, array) -> Any:
+        from tensorboard import summary
+        from tensorboard.convert import to_float
+
+        number = to_float(array, "value")
+        self.entry[2] = number
+        return summary.scalar(self.tag, number)

@@ -118,9 +118,9 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
         return check_step(global_step), check_walltime(walltime)
 
     def _add_later(self, tag: str, value: Any, kind: str, global_step, walltime,
-                   make_summary: Callable[[Any], summary_pb2.Summary]) -> None:
-        """Logs `make_summary(value as NumPy)` without waiting for `value`: a device snapshot now, the
-        conversion and encoding in the writer thread (see tensorboard._deferred)."""
+                   make_summary: Callable[[Any], summary_pb2.Summary], writer: FileWriter | None = None) -> None:
+        """Logs `make_summary(value as NumPy)` (into `writer`, default the main run) without waiting for
+        `value`: a device snapshot now, the conversion and encoding in the background (see tensorboard._deferred)."""
         step, wall = self._step_and_time(global_step, walltime)
         copy = _deferred.snapshot(value, kind)
 
@@ -129,7 +129,7 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
 
             return wire.summary_event(make_summary(to_numpy(copy, "value")).SerializeToString(), step, wall)
 
-        self._file_writer.add_deferred(_deferred.Deferred(encode, _deferred.nbytes_of(value), tag))
+        (writer or self._file_writer).add_deferred(_deferred.Deferred(encode, _deferred.nbytes_of(value), tag))
 
     def _add(self, summary: summary_pb2.Summary, global_step, walltime, writer: FileWriter | None = None) -> None:
         step, wall = self._step_and_time(global_step, walltime)

@@ -167,17 +167,17 @@ def paired_loop(mode: str, per_step, after_block=None, pairs: int | None = None)
 
     run_block(False)
     run_block(True)  # warm-up: compilation, first files, tables
-    timed, untimed, ratios = [], [], []
+    times_with, times_without, ratios = [], [], []
     for pair in range(pairs):
         first_with = pair % 2 == 0
         a = run_block(first_with)
         b = run_block(not first_with)
         with_calls, without = (a, b) if first_with else (b, a)
-        timed.append(with_calls)
-        untimed.append(without)
+        times_with.append(with_calls)
+        times_without.append(without)
         ratios.append(without / with_calls)
-    return {"ratio": statistics.median(ratios), "steps_per_s": block / statistics.median(timed),
-            "steps_per_s_none": block / statistics.median(untimed)}
+    return {"ratio": statistics.median(ratios), "steps_per_s": block / statistics.median(times_with),
+            "steps_per_s_none": block / statistics.median(times_without)}
 
 
 def main() -> None:

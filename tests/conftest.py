@@ -6,6 +6,29 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "python"))
 sys.path.insert(0, str(REPO / "tests"))
 
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def deferred_conversions(monkeypatch) -> dict:
+    """Records who converts each deferred value: {id(item): (tag, thread name)}, in the order of first
+    conversion. The encoder and a writer thread may both run one item (pure work, first result kept):
+    the first thread to start it is recorded."""
+    import threading
+
+    from tensorboard import _deferred
+
+    conversions: dict = {}
+    original = _deferred.Deferred.compute
+
+    def recording(item):
+        if not item.done:
+            conversions.setdefault(id(item), (item.tag, threading.current_thread().name))
+        original(item)
+
+    monkeypatch.setattr(_deferred.Deferred, "compute", recording)
+    return conversions
+
 
 def pytest_sessionfinish(session, exitstatus):
     """Under TB_STRICT=1 (`make test`, CI) a skipped test fails the run: every check must really run there."""

@@ -56,27 +56,15 @@ def test_the_encoder_thread_runs_at_idle_priority(tmp_path):
     assert scalars(tmp_path, "x") == [(0, 1.0)]
 
 
-def test_values_are_encoded_in_the_background_when_nobody_waits(tmp_path):
-    threads: list[str] = []
-    original = Deferred.compute
-
-    def recording(self):
-        if not self.done:
-            threads.append(threading.current_thread().name)
-        original(self)
-
-    Deferred.compute = recording
-    try:
-        writer = tensorboard.SummaryWriter(tmp_path)
-        for step in range(5):
-            writer.add_histogram("h", jnp.arange(1000.0) + step, step)
-        deadline = time.monotonic() + 30
-        while len(threads) < 5 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        writer.close()
-    finally:
-        Deferred.compute = original
-    assert threads[:5] == ["tensorboard-encoder"] * 5
+def test_values_are_encoded_in_the_background_when_nobody_waits(tmp_path, deferred_conversions):
+    writer = tensorboard.SummaryWriter(tmp_path)
+    for step in range(5):
+        writer.add_histogram("h", jnp.arange(1000.0) + step, step)
+    deadline = time.monotonic() + 30
+    while len(deferred_conversions) < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    writer.close()
+    assert [thread for _, thread in deferred_conversions.values()][:5] == ["tensorboard-encoder"] * 5
     hist = upstream_read(tmp_path)["runs"]["."]["histograms"]["h"]
     assert [(s, h["min"]) for s, h in hist] == [(s, float(s)) for s in range(5)]
 

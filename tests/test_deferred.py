@@ -123,32 +123,24 @@ def test_mxnet_in_place_updates_after_the_call_do_not_change_the_logged_value(tm
     script.write_text(MXNET_SCRIPT)
     result = run_mxnet([str(script), str(tmp_path / "logs")], tmp_path)
     assert '"kind": "mxnet"' in result.stdout
-    assert scalars(tmp_path / "logs", "x") == [(0, 1.0), (1, 11.0), (2, 21.0)]
-    hist = upstream_read(tmp_path / "logs")["runs"]["."]["histograms"]["w"]
-    assert [h["sum"] for _, h in hist] == [16.0, 32.0, 64.0]
-    assert scalars(tmp_path / "logs", "acc", "acc/train") == [(0, 1.0), (1, 11.0), (2, 21.0)]
+    runs = upstream_read(tmp_path / "logs")["runs"]
+    assert [(s, v) for s, _, v in runs["."]["scalars"]["x"]] == [(0, 1.0), (1, 11.0), (2, 21.0)]
+    assert [h["sum"] for _, h in runs["."]["histograms"]["w"]] == [16.0, 32.0, 64.0]
+    assert [(s, v) for s, _, v in runs["acc/train"]["scalars"]["acc"]] == [(0, 1.0), (1, 11.0), (2, 21.0)]
 
 
-def test_add_scalars_takes_jax_values_without_converting_them_at_the_call(tmp_path, monkeypatch):
-    conversions: dict[int, tuple[str, str]] = {}  # per deferred value: (tag, a thread that converted it)
-    original = _deferred.Deferred.compute
-
-    def recording(self):
-        if not self.done:  # the encoder and the writer thread may both run it (pure work, first result kept)
-            conversions.setdefault(id(self), (self.tag, threading.current_thread().name))
-        original(self)
-
-    monkeypatch.setattr(_deferred.Deferred, "compute", recording)
+def test_add_scalars_takes_jax_values_without_converting_them_at_the_call(tmp_path, deferred_conversions):
     with tensorboard.SummaryWriter(tmp_path) as writer:
         writer.add_scalars("loss", {"train": jnp.float32(0.25) * 1.0, "val": 0.5}, 7)
         writer.add_scalar("pair", ("train", jnp.float32(1.5)), 8)  # MXBoard's named scalar goes the same way
         export = tmp_path / "scalars.json"
         writer.export_scalars_to_json(export)  # waits for the pending numbers
-    assert sorted(tag for tag, _ in conversions.values()) == ["loss", "pair"]  # deferred; the float was not
-    assert all(thread != "MainThread" for _, thread in conversions.values())
+    conversions = deferred_conversions.values()
+    assert sorted(tag for tag, _ in conversions) == ["loss", "pair"]  # deferred; the float was not
+    assert all(thread != "MainThread" for _, thread in conversions)
     runs = upstream_read(tmp_path)["runs"]
-    assert scalars(tmp_path, "loss", "loss/train") == [(7, 0.25)]
-    assert scalars(tmp_path, "loss", "loss/val") == [(7, 0.5)]
+    assert [(s, v) for s, _, v in runs["loss/train"]["scalars"]["loss"]] == [(7, 0.25)]
+    assert [(s, v) for s, _, v in runs["loss/val"]["scalars"]["loss"]] == [(7, 0.5)]
     assert [(s, v) for s, _, v in runs["pair/train"]["scalars"]["pair"]] == [(8, 1.5)]
     exported = {os.path.relpath(run, tmp_path): [e[1:] for e in entries]
                 for run, entries in json.loads(export.read_text()).items()}

@@ -20,6 +20,13 @@ def _run_part(text: str, name: str) -> str:
     return text
 
 
+def _check_one_element(value: Any, name: str) -> None:
+    """A framework value for a scalar must hold one element; its shape is known without waiting for it."""
+    shape = _deferred.shape_of(value)
+    if math.prod(shape) != 1:
+        raise TypeError(f"{name}: expected a single number, got an array of shape {shape}")
+
+
 class ScalarMethods:
     """add_scalar / add_scalars / export_scalars_to_json for SummaryWriter."""
 
@@ -85,9 +92,7 @@ class ScalarMethods:
         from tensorboard import summary
 
         check_tag(tag)
-        shape = _deferred.shape_of(value)
-        if math.prod(shape) != 1:
-            raise TypeError(f"value: expected a single number, got an array of shape {shape}")
+        _check_one_element(value, "value")
         self._add_later(tag, value, _deferred.framework_of(value), global_step, walltime,
                         lambda array: summary.scalar(tag, array, display_name, summary_description,
                                                      new_style=new_style, double_precision=double_precision))
@@ -103,33 +108,28 @@ class ScalarMethods:
             raise TypeError(f"tag_scalar_dict must be a non-empty dict of name -> number, got {scalars!r:.80}")
         from tensorboard.convert import to_float
 
-        numbers: dict[str, float] = {}
-        pending: dict[str, tuple[Any, str]] = {}  # JAX/MXNet/device values: logged without waiting
+        checked: dict[str, tuple[Any, str | None]] = {}  # key -> (number, None), or (value, its framework)
         for key, number in scalars.items():
             check_tag(key, "tag_scalar_dict key")
             _run_part(key, "tag_scalar_dict key")
             name = f"tag_scalar_dict[{key!r}]"
             kind = _deferred.framework_of(number)
             if kind is None:
-                numbers[key] = to_float(number, name)
-                continue
-            shape = _deferred.shape_of(number)
-            if math.prod(shape) != 1:
-                raise TypeError(f"{name}: expected a single number, got an array of shape {shape}")
-            pending[key] = (number, kind)
+                checked[key] = (to_float(number, name), None)
+            else:  # JAX/MXNet/device values: logged without waiting
+                _check_one_element(number, name)
+                checked[key] = (number, kind)
         step, wall = self._step_and_time(global_step, walltime)
         tag_bytes = wire.scalar_prefix(main_tag)
-        for key in scalars:
+        for key, (number, kind) in checked.items():
             writer = self._sub_writer(f"{main_tag}/{key}")
-            if key in numbers:
-                number = numbers[key]
+            if kind is None:
                 writer.add_event_bytes(wire.scalar_event(tag_bytes, check_float32(number, "value", main_tag), step,
                                                          wall))
                 entry = [wall, step, number]
             else:
-                value, kind = pending[key]
                 entry = [wall, step, None]  # filled in when the value is converted
-                self._add_later(main_tag, value, kind, step, wall, _ExportedScalar(main_tag, entry), writer=writer)
+                self._add_later(main_tag, number, kind, step, wall, _ExportedScalar(main_tag, entry), writer=writer)
             self._scalar_log.setdefault(writer.get_logdir(), []).append(entry)
 
     def export_scalars_to_json(self, path: str | os.PathLike) -> None:

@@ -109,8 +109,11 @@ MXNET_SCRIPT = textwrap.dedent("""
             writer.add_scalar("x", x, step)
             writer.add_histogram("w", w, step)
             writer.add_scalars("acc", {"train": x}, step)  # MXBoard's multi-line chart, same snapshot rule
+            predictions = mx.nd.array([0.2, 0.9, 0.7])
+            writer.add_pr_curve("pr", mx.nd.array([0, 1, 1]), predictions, global_step=step, num_thresholds=3)
             x += 10  # in place, after the call: must not change what was logged
             w[:] = w * 2
+            predictions[:] = 0
     print(json.dumps({"kind": kind}))
 """)
 
@@ -127,6 +130,10 @@ def test_mxnet_in_place_updates_after_the_call_do_not_change_the_logged_value(tm
     assert [(s, v) for s, _, v in runs["."]["scalars"]["x"]] == [(0, 1.0), (1, 11.0), (2, 21.0)]
     assert [h["sum"] for _, h in runs["."]["histograms"]["w"]] == [16.0, 32.0, 64.0]
     assert [(s, v) for s, _, v in runs["acc/train"]["scalars"]["acc"]] == [(0, 1.0), (1, 11.0), (2, 21.0)]
+    from upstream import as_array
+
+    curves = runs["."]["tensors"]["pr"]  # true positives at thresholds 0, 0.5, 1 of predictions .2 .9 .7
+    assert [s for s, _, _ in curves] == [0, 1, 2] and all(list(as_array(c)[0]) == [2, 2, 0] for _, _, c in curves)
 
 
 def test_add_scalars_takes_jax_values_without_converting_them_at_the_call(tmp_path, deferred_conversions):
@@ -153,3 +160,59 @@ def test_add_scalars_checks_each_pending_value_at_the_call(tmp_path):
             writer.add_scalars("m", {"a": jnp.float32(1.0), "b": jnp.ones(2)}, 0)
         writer.add_scalars("m", {"a": jnp.float32(2.0)}, 1)
     assert scalars(tmp_path, "m", "m/a") == [(1, 2.0)]  # the refused call logged nothing
+
+
+BAD_PENDING_CALLS = [  # (call on a writer, the argument its error must name first)
+    (lambda w: w.add_image("i", jnp.zeros((2, 3)), 0, dataformats="CHW"), r"tensor: dataformats 'CHW' needs a 3-d"),
+    (lambda w: w.add_image("i", jnp.zeros((5, 4, 4)), 0), r"tensor: expected 1, 3 or 4 channels"),
+    (lambda w: w.add_image("i", jnp.zeros((3, 4, 4)), 0, dataformats="CHX"), r"dataformats: expected distinct"),
+    (lambda w: w.add_histogram("h", jnp.zeros((0,)), 0), r"values: cannot make a histogram of an empty array"),
+    (lambda w: w.add_histogram("h", jnp.ones(3), 0, bins=-1), r"bins: "),
+    (lambda w: w.add_histogram("h", jnp.ones(3), 0, max_bins=0), r"max_bins: "),
+    (lambda w: w.add_audio("a", jnp.zeros((2, 3, 4)), 8000, 0), r"tensor: expected \(length,\) or"),
+    (lambda w: w.add_audio("a", jnp.zeros(8), sample_rate=0.5, global_step=0), r"sample_rate: "),
+    (lambda w: w.add_video("v", jnp.zeros((1, 2, 5, 4, 4)), 0), r"tensor: expected 1, 3 or 4 channels"),
+    (lambda w: w.add_video("v", jnp.zeros((1, 2, 3, 4, 4)), 0, fps=0), r"fps: "),
+    (lambda w: w.add_pr_curve("p", np.ones(3), jnp.ones(5), 0), r"labels and predictions: expected the same number"),
+    (lambda w: w.add_pr_curve("p", np.ones(5), jnp.ones(5), 0, weights=jnp.ones(3)), r"weights: expected a scalar"),
+    (lambda w: w.add_pr_curve("p", jnp.ones(5), jnp.ones(5), 0, num_thresholds=0), r"num_thresholds: "),
+    (lambda w: w.add_pr_curve("p", [1, 0], jnp.ones(2), 0, weights=[1.0, 2.0, 3.0]), r"weights: expected a scalar"),
+]
+
+
+def test_argument_errors_of_pending_values_are_raised_by_their_own_call(tmp_path):
+    """Shapes are known before the value is: a pending value's argument error is its own call's, and
+    that call logs nothing (the next call, say of another tag, does not inherit the error)."""
+    with tensorboard.SummaryWriter(tmp_path) as writer:
+        for step, (call, message) in enumerate(BAD_PENDING_CALLS):
+            with pytest.raises((ValueError, TypeError), match="^" + message):
+                call(writer)
+            writer.add_scalar("after", jnp.float32(step), step)
+            writer.flush()  # raises if a refused call had queued anything
+    run = upstream_read(tmp_path)["runs"]["."]
+    assert [(s, v) for s, _, v in run["scalars"]["after"]] == [(s, float(s)) for s in range(len(BAD_PENDING_CALLS))]
+    assert not run["images"] and not run["histograms"] and not run["audio"] and "p" not in run["tensors"]
+
+
+def test_pr_curves_and_videos_take_pending_values_without_converting_them_at_the_call(tmp_path,
+                                                                                    deferred_conversions):
+    from upstream import as_array
+
+    labels = np.array([0, 1, 1, 0, 1, 1])
+    scores = jnp.array([0.1, 0.9, 0.6, 0.4, 0.8, 0.3])  # buckets of 5 thresholds: 0 3 2 1 3 1
+    weights = jnp.array([1.0, 2.0, 1.0, 0.5, 1.0, 3.0])
+    with tensorboard.SummaryWriter(tmp_path) as writer:
+        writer.add_pr_curve("p", labels, scores, global_step=3, num_thresholds=5, weights=weights)
+        writer.add_pr_curve("scalar weight", [True, False], jnp.array([0.9, 0.1]), global_step=1, weights=2.0)
+        labels[:] = 0  # the caller's NumPy labels change after the call: the logged curve must not
+        writer.add_video("v", jnp.linspace(0, 1, 2 * 3 * 4 * 5).reshape(1, 2, 3, 4, 5), 4, fps=8)
+    assert [tag for tag, _ in deferred_conversions.values()] == ["p", "scalar weight", "v"]
+    assert all(thread != "MainThread" for _, thread in deferred_conversions.values())
+    run = upstream_read(tmp_path)["runs"]["."]
+    (step, _, curve), = run["tensors"]["p"]
+    tp, fp = [7, 7, 4, 3, 0], [1.5, 0.5, 0, 0, 0]  # weighted counts at or above each threshold, by hand
+    expected = [tp, fp, [0, 1, 1.5, 1.5, 1.5], [0, 0, 3, 4, 7], [7 / 8.5, 7 / 7.5, 1, 1, 0], [1, 1, 4 / 7, 3 / 7, 0]]
+    assert step == 3 and np.allclose(as_array(curve), expected)
+    (_, _, weighted), = run["tensors"]["scalar weight"]
+    assert as_array(weighted)[:4, 0].tolist() == [2.0, 2.0, 0.0, 0.0]  # TP, FP, TN, FN at threshold 0
+    assert run["images"]["v"][0][:3] == [4, 5, 4]  # step, width, height of the GIF

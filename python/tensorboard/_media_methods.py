@@ -25,6 +25,15 @@ def _stacked(images: Any, name: str) -> Any:
     return np.stack(arrays)
 
 
+def _private_copy(value: Any, name: str) -> Any:
+    """`value` as a NumPy array of its own, which later changes to `value` do not reach."""
+    import numpy as np
+
+    from tensorboard.convert import to_numpy
+
+    return np.array(to_numpy(value, name), copy=True)
+
+
 def _is_bins(value: Any) -> bool:
     """True for what can only be seed 001's positional `bins`: a str rule or a sequence of edges."""
     return isinstance(value, (str, list, tuple)) or getattr(value, "ndim", 0) >= 1
@@ -33,13 +42,23 @@ def _is_bins(value: Any) -> bool:
 class MediaMethods:
     """add_histogram, add_image(s), add_audio, add_text, add_pr_curve, ... for SummaryWriter."""
 
-    def _deferred_if_pending(self, tag: str, value, global_step, walltime, make_summary) -> bool:
-        """Logs a JAX/MXNet/device value without waiting for it (True), or leaves it to the caller (False)."""
-        kind = _deferred.framework_of(value)
-        if kind is None:
+    def _deferred_if_pending(self, tag: str, values: dict[str, Any], global_step, walltime, make_summary,
+                             check_shapes) -> bool:
+        """Logs `make_summary(*values)` without waiting for the JAX/MXNet/device values among `values`
+        (name -> value) and returns True; returns False, logging nothing, if there are none.
+
+        `check_shapes(*shapes)` (None for a None value) raises the argument errors the encoder would,
+        from the shapes alone, so that they reach this call rather than the next one. The other values
+        are copied to NumPy now: a later change by the caller must not reach the log either.
+        """
+        kinds = [_deferred.framework_of(value) for value in values.values()]
+        if all(kind is None for kind in kinds):
             return False
         check_tag(tag)
-        self._add_later(tag, value, kind, global_step, walltime, make_summary)
+        private = tuple(value if kind is not None or value is None else _private_copy(value, name)
+                        for (name, value), kind in zip(values.items(), kinds))
+        check_shapes(*(None if value is None else _deferred.shape_of(value) for value in private))
+        self._add_later(tag, private, global_step, walltime, make_summary)
         return True
 
     def add_histogram(self, tag: str, values=None, global_step=None, bins="tensorflow", walltime=None,
@@ -50,11 +69,13 @@ class MediaMethods:
         (tag, values, bins, global_step) is recognised when the third argument is a str or a sequence.
         """
         from tensorboard import summary
+        from tensorboard.summary.histogram import check_histogram_args
 
         if _is_bins(global_step):  # seed 001's order: (tag, values, bins, global_step)
             global_step, bins = (None if bins == "tensorflow" else bins), global_step
-        if self._deferred_if_pending(tag, values, global_step, walltime,
-                                     lambda array: summary.histogram(tag, array, bins=bins, max_bins=max_bins)):
+        if self._deferred_if_pending(tag, {"values": values}, global_step, walltime,
+                                     lambda array: summary.histogram(tag, array, bins=bins, max_bins=max_bins),
+                                     lambda shape: check_histogram_args(shape, bins, max_bins)):
             return
         self._add(summary.histogram(check_tag(tag), require("values", values), bins=bins, max_bins=max_bins),
                   global_step, walltime)
@@ -85,9 +106,11 @@ class MediaMethods:
 
     def _image(self, tag: str, image, dataformats: str, global_step, walltime) -> None:
         from tensorboard import summary
+        from tensorboard.summary.image import check_image_shape
 
-        if self._deferred_if_pending(tag, image, global_step, walltime,
-                                     lambda array: summary.image(tag, array, dataformats=dataformats)):
+        if self._deferred_if_pending(tag, {"image": image}, global_step, walltime,
+                                     lambda array: summary.image(tag, array, dataformats=dataformats),
+                                     lambda shape: check_image_shape(shape, dataformats)):
             return
         self._add(summary.image(check_tag(tag), image, dataformats=dataformats), global_step, walltime)
 
@@ -129,8 +152,13 @@ class MediaMethods:
                   dataformats: str = "NTCHW", *, vid_tensor=None) -> None:
         """Logs a video (N, T, C, H, W by default) as an animated GIF."""
         from tensorboard import summary
+        from tensorboard.summary.video import check_video_args
 
         video = require("video", pick("video", video, "vid_tensor", vid_tensor))
+        if self._deferred_if_pending(tag, {"video": video}, global_step, walltime,
+                                     lambda array: summary.video(tag, array, fps=fps, dataformats=dataformats),
+                                     lambda shape: check_video_args(shape, fps, dataformats)):
+            return
         self._add(summary.video(check_tag(tag), video, fps=fps, dataformats=dataformats), global_step, walltime)
 
     def add_audio(self, tag: str, audio=None, *args, sample_rate=None, global_step=None, walltime=None,
@@ -142,11 +170,13 @@ class MediaMethods:
         that is no audio rate, five positionals); a call that fits both fails (see tensorboard._orders).
         """
         from tensorboard import summary
+        from tensorboard.summary.audio import check_audio_args
 
         audio = require("audio", pick("audio", audio, "snd_tensor", snd_tensor))
         sample_rate, global_step, walltime = _orders.audio_args(args, sample_rate, global_step, walltime)
-        if self._deferred_if_pending(tag, audio, global_step, walltime,
-                                     lambda array: summary.audio(tag, array, sample_rate=sample_rate)):
+        if self._deferred_if_pending(tag, {"audio": audio}, global_step, walltime,
+                                     lambda array: summary.audio(tag, array, sample_rate=sample_rate),
+                                     lambda shape: check_audio_args(shape, sample_rate)):
             return
         self._add(summary.audio(check_tag(tag), audio, sample_rate=sample_rate), global_step, walltime)
 
@@ -166,9 +196,15 @@ class MediaMethods:
         MXBoard's (num_thresholds, global_step, weights) when only that fits; ambiguous calls fail.
         """
         from tensorboard import summary
+        from tensorboard.summary.pr_curve import check_pr_curve_args
 
         global_step, num_thresholds, weights, walltime = _orders.pr_curve_args(args, global_step, num_thresholds,
                                                                               weights, walltime)
+        if self._deferred_if_pending(
+                tag, {"labels": labels, "predictions": predictions, "weights": weights}, global_step, walltime,
+                lambda truth, scores, weight: summary.pr_curve(tag, truth, scores, num_thresholds, weight),
+                lambda *shapes: check_pr_curve_args(*shapes, num_thresholds)):
+            return
         self._add(summary.pr_curve(check_tag(tag), labels, predictions, num_thresholds=num_thresholds,
                                    weights=weights), global_step, walltime)
 

@@ -117,19 +117,24 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
             walltime = self._defaults.get("walltime") if walltime is None else walltime
         return check_step(global_step), check_walltime(walltime)
 
-    def _add_later(self, tag: str, value: Any, kind: str, global_step, walltime,
-                   make_summary: Callable[[Any], summary_pb2.Summary], writer: FileWriter | None = None) -> None:
-        """Logs `make_summary(value as NumPy)` (into `writer`, default the main run) without waiting for
-        `value`: a device snapshot now, the conversion and encoding in the background (see tensorboard._deferred)."""
+    def _add_later(self, tag: str, values: tuple, global_step, walltime,
+                   make_summary: Callable[..., summary_pb2.Summary], writer: FileWriter | None = None) -> None:
+        """Logs `make_summary(*values)` (into `writer`, default the main run) without waiting for the
+        JAX/MXNet/device values among `values`: device snapshots now, their conversion to NumPy and the
+        encoding in the background (see tensorboard._deferred). The other values must be the caller's
+        private NumPy arrays, numbers or None: they are passed on as they are."""
         step, wall = self._step_and_time(global_step, walltime)
-        copy = _deferred.snapshot(value, kind)
+        kinds = [_deferred.framework_of(value) for value in values]
+        copies = [value if kind is None else _deferred.snapshot(value, kind) for value, kind in zip(values, kinds)]
+        nbytes = sum(_deferred.nbytes_of(value) for value, kind in zip(values, kinds) if kind is not None)
 
         def encode() -> bytes:
             from tensorboard.convert import to_numpy
 
-            return wire.summary_event(make_summary(to_numpy(copy, "value")).SerializeToString(), step, wall)
+            arrays = [copy if kind is None else to_numpy(copy, "value") for copy, kind in zip(copies, kinds)]
+            return wire.summary_event(make_summary(*arrays).SerializeToString(), step, wall)
 
-        (writer or self._file_writer).add_deferred(_deferred.Deferred(encode, _deferred.nbytes_of(value), tag))
+        (writer or self._file_writer).add_deferred(_deferred.Deferred(encode, nbytes, tag))
 
     def _add(self, summary: summary_pb2.Summary, global_step, walltime, writer: FileWriter | None = None) -> None:
         step, wall = self._step_and_time(global_step, walltime)

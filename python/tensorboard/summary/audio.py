@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numbers
 import struct
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -11,7 +11,7 @@ from tensorboard.convert import check_numeric, to_numpy
 from tensorboard.src import summary_pb2
 from tensorboard.summary._common import check_tag
 
-__all__ = ["audio", "encode_wav"]
+__all__ = ["audio", "encode_wav", "check_audio_args"]
 
 
 def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
@@ -33,21 +33,29 @@ def _to_pcm16(array: np.ndarray) -> np.ndarray:
     return np.rint(scaled).astype(np.int16)
 
 
+def check_audio_args(shape: Sequence[int], sample_rate: int, name: str = "tensor") -> None:
+    """Raises, naming the argument, unless samples of `shape` ((length,) or (length, channels)) at
+    `sample_rate` can be stored as WAV."""
+    shape = tuple(int(d) for d in shape)
+    if len(shape) not in (1, 2) or 0 in shape:
+        raise ValueError(f"{name}: expected (length,) or (length, channels) samples, got shape {shape}")
+    channels = shape[1] if len(shape) == 2 else 1
+    if isinstance(sample_rate, bool) or not isinstance(sample_rate, numbers.Real):
+        raise TypeError(f"sample_rate: expected a positive integer, got {type(sample_rate).__name__}")
+    # WAV stores the rate and the byte rate (rate * channels * 2) as uint32.
+    if not float(sample_rate).is_integer() or not 0 < sample_rate * channels * 2 < 2**32:
+        raise ValueError(f"sample_rate: expected a positive integer with rate * channels * 2 < 2**32, "
+                         f"got {sample_rate!r} for {channels} channels")
+
+
 def audio(tag: str, tensor: Any, sample_rate: int = 44100) -> summary_pb2.Summary:
     """An audio summary: `tensor` is (length,) mono or (length, channels); floats in [-1, 1]
     are clipped and quantized to 16 bits; int16 samples are kept as they are."""
     check_tag(tag)
     array = check_numeric(to_numpy(tensor, "tensor"), "tensor")
+    check_audio_args(array.shape, sample_rate)
     if array.ndim == 1:
         array = array[:, None]
-    if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] == 0:
-        raise ValueError(f"tensor: expected (length,) or (length, channels) samples, got shape {array.shape}")
-    if isinstance(sample_rate, bool) or not isinstance(sample_rate, numbers.Real):
-        raise TypeError(f"sample_rate: expected a positive integer, got {type(sample_rate).__name__}")
-    # WAV stores the rate and the byte rate (rate * channels * 2) as uint32.
-    if not float(sample_rate).is_integer() or not 0 < sample_rate * array.shape[1] * 2 < 2**32:
-        raise ValueError(f"sample_rate: expected a positive integer with rate * channels * 2 < 2**32, "
-                         f"got {sample_rate!r} for {array.shape[1]} channels")
     rate = int(sample_rate)
     pcm = _to_pcm16(array)
     proto = summary_pb2.Summary.Audio(sample_rate=rate, num_channels=pcm.shape[1], length_frames=pcm.shape[0],

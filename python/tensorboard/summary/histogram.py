@@ -22,7 +22,7 @@ from tensorboard.summary import _histogram_counts as _counts
 from tensorboard.summary._common import check_tag
 from tensorboard.summary._histogram_counts import default_bucket_limits
 
-__all__ = ["histogram", "default_bucket_limits", "histogram_proto"]
+__all__ = ["histogram", "default_bucket_limits", "histogram_proto", "check_histogram_args"]
 
 Bins = Union[str, int, Sequence[float], np.ndarray]
 
@@ -88,6 +88,25 @@ def _floats(flat: np.ndarray, name: str):
     return float(lo), float(hi), total, squares, counts
 
 
+_DEFAULT_BINS = ("tensorflow", "default")
+
+
+def check_histogram_args(shape: Sequence[int], bins: Bins = "tensorflow", max_bins: Optional[int] = None,
+                         name: str = "values") -> None:
+    """Raises, naming the argument, unless a histogram of an array of `shape` with `bins` and `max_bins`
+    can be made (from the shape alone: the values themselves may still be computing)."""
+    if max_bins is not None and (isinstance(max_bins, bool) or not isinstance(max_bins, (int, np.integer))
+                                 or max_bins < 1):
+        raise ValueError(f"max_bins: expected a positive int or None, got {max_bins!r}")
+    if math.prod(int(d) for d in shape) == 0:
+        raise ValueError(f"{name}: cannot make a histogram of an empty array")
+    if not (isinstance(bins, str) and bins in _DEFAULT_BINS):
+        try:  # NumPy's own checks of `bins` (a positive int, a rule's name, increasing edges), on one value
+            np.histogram_bin_edges(np.zeros(1), bins=bins)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"bins: {exc}") from exc
+
+
 def histogram_proto(values: Any, bins: Bins = "tensorflow", max_bins: Optional[int] = None,
                     name: str = "values") -> summary_pb2.HistogramProto:
     """The HistogramProto of `values` (see `histogram`)."""
@@ -97,8 +116,7 @@ def histogram_proto(values: Any, bins: Bins = "tensorflow", max_bins: Optional[i
         if array.dtype.itemsize <= 2:  # bool, (u)int8, (u)int16, float16: few enough patterns to count
             fmt = array.dtype.str
             array = array.view(f"u{array.dtype.itemsize}")
-    if array.size == 0:
-        raise ValueError(f"{name}: cannot make a histogram of an empty array")
+    check_histogram_args(array.shape, bins, max_bins, name)
     flat = array.reshape(-1)
     if fmt is not None and _counts.use_patterns(flat.size, fmt):
         lo, hi, total, squares, default_counts = _patterns(flat, fmt, name)
@@ -108,9 +126,7 @@ def histogram_proto(values: Any, bins: Bins = "tensorflow", max_bins: Optional[i
             flat = _counts.pattern_values(fmt).take(flat)
         flat = flat.astype(_work_dtype(flat.dtype), copy=False)
         lo, hi, total, squares, default_counts = _floats(flat, name)
-    if max_bins is not None and (not isinstance(max_bins, (int, np.integer)) or max_bins < 1):
-        raise ValueError(f"max_bins: expected a positive int or None, got {max_bins!r}")
-    if isinstance(bins, str) and bins in ("tensorflow", "default"):
+    if isinstance(bins, str) and bins in _DEFAULT_BINS:
         limits, counts = _compact(default_bucket_limits(), default_counts)
     else:
         if flat is None:  # NumPy's bins need the values themselves

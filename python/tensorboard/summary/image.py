@@ -13,16 +13,17 @@ Batches (N > 1) are tiled into a grid of up to `max_columns` columns, like make_
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from tensorboard.convert import check_numeric, to_numpy
 from tensorboard.src import summary_pb2
 from tensorboard.summary._common import check_tag
+from tensorboard.summary._layout import arrange, arranged_shape
 from tensorboard.summary._png import encode_png
 
-__all__ = ["image", "images", "to_uint8", "to_nhwc", "make_grid", "image_proto"]
+__all__ = ["image", "images", "to_uint8", "to_nhwc", "make_grid", "image_proto", "check_image_shape"]
 
 
 def to_uint8(array: np.ndarray, name: str = "tensor") -> np.ndarray:
@@ -50,20 +51,23 @@ def to_uint8(array: np.ndarray, name: str = "tensor") -> np.ndarray:
 
 def to_nhwc(array: np.ndarray, dataformats: str, name: str = "tensor") -> np.ndarray:
     """Reorders an array described by `dataformats` (letters N, C, H, W) into NHWC."""
-    if not isinstance(dataformats, str):
-        raise TypeError(f"dataformats: expected str, got {type(dataformats).__name__}")
-    layout = dataformats.upper()
-    if sorted(set(layout)) != sorted(layout) or not set(layout) <= set("NCHW") or not {"H", "W"} <= set(layout):
-        raise ValueError(f"dataformats: expected distinct letters from N, C, H, W including H and W, "
-                         f"got {dataformats!r}")
-    if array.ndim != len(layout):
-        raise ValueError(f"{name}: dataformats {dataformats!r} needs a {len(layout)}-d array, "
-                         f"got shape {array.shape}")
-    for letter in "NC":
-        if letter not in layout:
-            array = array[np.newaxis] if letter == "N" else array[..., np.newaxis]
-            layout = letter + layout if letter == "N" else layout + letter
-    return array.transpose([layout.index(letter) for letter in "NHWC"])
+    return arrange(array, dataformats, "NCHW", "HW", "NHWC", name)
+
+
+def check_image_shape(shape: Sequence[int], dataformats: str, name: str = "tensor") -> None:
+    """Raises, naming `name`, unless an image or batch of `shape` in `dataformats` can be encoded."""
+    shape = tuple(int(d) for d in shape)
+    nhwc = arranged_shape(shape, dataformats, "NCHW", "HW", "NHWC", name)
+    if nhwc[3] not in (1, 3, 4):
+        raise ValueError(f"{name}: expected 1, 3 or 4 channels with dataformats {dataformats!r}, got shape {shape}")
+    if 0 in nhwc:
+        raise ValueError(f"{name}: image is empty, shape {shape}")
+
+
+def check_rescale(rescale: float) -> None:
+    """Raises unless `rescale` is a positive number."""
+    if not isinstance(rescale, (int, float)) or not rescale > 0:
+        raise ValueError(f"rescale: expected a positive number, got {rescale!r}")
 
 
 def make_grid(batch: np.ndarray, max_columns: int = 8) -> np.ndarray:
@@ -97,15 +101,10 @@ def image_proto(tensor: Any, rescale: float = 1, dataformats: str = "HWC",
                 name: str = "tensor") -> summary_pb2.Summary.Image:
     """The PNG `Summary.Image` of an image or a batch (tiled)."""
     array = to_numpy(tensor, name)
-    if not isinstance(rescale, (int, float)) or not rescale > 0:
-        raise ValueError(f"rescale: expected a positive number, got {rescale!r}")
+    check_rescale(rescale)
+    check_image_shape(array.shape, dataformats, name)
     batch = to_nhwc(array, dataformats, name)
     channels = batch.shape[3]
-    if channels not in (1, 3, 4):
-        raise ValueError(f"{name}: expected 1, 3 or 4 channels with dataformats {dataformats!r}, "
-                         f"got shape {array.shape}")
-    if batch.size == 0:
-        raise ValueError(f"{name}: image is empty, shape {array.shape}")
     pixels = _resize(make_grid(to_uint8(batch, name)), rescale)
     height, width, _ = pixels.shape
     return summary_pb2.Summary.Image(height=height, width=width, colorspace=channels,

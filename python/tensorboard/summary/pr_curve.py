@@ -5,7 +5,8 @@ prediction p counts as positive at threshold i when floor(p * (num_thresholds - 
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+import math
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -13,7 +14,7 @@ from tensorboard.convert import check_numeric, to_numpy
 from tensorboard.src import plugin_data_pb2, summary_pb2
 from tensorboard.summary._common import check_tag, make_metadata, make_tensor
 
-__all__ = ["pr_curve", "pr_curve_raw"]
+__all__ = ["pr_curve", "pr_curve_raw", "check_pr_curve_args"]
 
 _MIN_COUNT = 1e-7  # denominator floor, as upstream, so empty thresholds give 0 not NaN
 
@@ -22,6 +23,19 @@ def _check_thresholds(num_thresholds: Any) -> int:
     if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, (int, np.integer)) or num_thresholds < 1:
         raise ValueError(f"num_thresholds: expected an int >= 1, got {num_thresholds!r}")
     return int(num_thresholds)
+
+
+def check_pr_curve_args(labels_shape: Sequence[int], predictions_shape: Sequence[int],
+                        weights_shape: Optional[Sequence[int]], num_thresholds: Any) -> int:
+    """The number of thresholds, once the arguments' shapes fit together; raises naming the argument."""
+    count = _check_thresholds(num_thresholds)
+    labels, predictions = math.prod(labels_shape), math.prod(predictions_shape)
+    if labels != predictions:
+        raise ValueError(f"labels and predictions: expected the same number of values, got {labels} labels "
+                         f"and {predictions} predictions")
+    if weights_shape is not None and math.prod(weights_shape) not in (1, predictions):
+        raise ValueError(f"weights: expected a scalar or {predictions} values, got shape {tuple(weights_shape)}")
+    return count
 
 
 def _summary(tag: str, rows: np.ndarray, num_thresholds: int) -> summary_pb2.Summary:
@@ -36,26 +50,22 @@ def pr_curve(tag: str, labels: Any, predictions: Any, num_thresholds: int = 127,
     """A PR curve from binary `labels` (bool or 0/1) and `predictions` in [0, 1] (same shape);
     optional `weights` (a scalar or one per example) weight each example's counts."""
     check_tag(tag)
-    count = _check_thresholds(num_thresholds)
-    truth = check_numeric(to_numpy(labels, "labels"), "labels").reshape(-1)
-    scores = check_numeric(to_numpy(predictions, "predictions"), "predictions").reshape(-1).astype(np.float64)
-    if truth.shape != scores.shape:
-        raise ValueError(f"labels and predictions: expected the same number of values, got {truth.size} labels "
-                         f"and {scores.size} predictions")
+    _check_thresholds(num_thresholds)
+    truth = check_numeric(to_numpy(labels, "labels"), "labels")
+    scores = check_numeric(to_numpy(predictions, "predictions"), "predictions")
+    weight = None if weights is None else check_numeric(to_numpy(weights, "weights"), "weights")
+    count = check_pr_curve_args(truth.shape, scores.shape, None if weight is None else weight.shape, num_thresholds)
+    truth, scores = truth.reshape(-1), scores.reshape(-1).astype(np.float64)
     if truth.dtype != np.bool_ and not np.isin(truth, (0, 1)).all():
         raise ValueError("labels: expected booleans or 0/1 values")
     if scores.size and not (np.all(scores >= 0) and np.all(scores <= 1)):
         raise ValueError(f"predictions: expected values in [0, 1], got range [{scores.min()}, {scores.max()}]")
-    if weights is None:
+    if weight is None:
         weight = np.ones_like(scores)
+    elif weight.size == 1:
+        weight = np.full_like(scores, float(weight.reshape(-1)[0]))
     else:
-        weight = check_numeric(to_numpy(weights, "weights"), "weights").astype(np.float64)
-        if weight.size == 1:
-            weight = np.full_like(scores, float(weight.reshape(-1)[0]))
-        elif weight.size == scores.size:
-            weight = weight.reshape(-1)
-        else:
-            raise ValueError(f"weights: expected a scalar or {scores.size} values, got shape {weight.shape}")
+        weight = weight.reshape(-1).astype(np.float64)
     positive = truth.astype(np.float64)
     bucket = np.floor(scores * (count - 1)).astype(np.intp)  # one threshold: every prediction is at or above 0
     tp_per_bucket = np.bincount(bucket, weights=positive * weight, minlength=count)

@@ -2,16 +2,17 @@
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from tensorboard.convert import to_numpy
 from tensorboard.src import summary_pb2
 from tensorboard.summary._common import check_tag
+from tensorboard.summary._layout import arrange, arranged_shape
 from tensorboard.summary.image import make_grid, to_uint8
 
-__all__ = ["video", "encode_gif"]
+__all__ = ["video", "encode_gif", "check_video_args"]
 
 
 def encode_gif(frames: np.ndarray, fps: float) -> bytes:
@@ -32,30 +33,25 @@ def encode_gif(frames: np.ndarray, fps: float) -> bytes:
     return buffer.getvalue()
 
 
+def check_video_args(shape: Sequence[int], fps: float, dataformats: str, name: str = "tensor") -> None:
+    """Raises, naming the argument, unless a video of `shape` in `dataformats` at `fps` can be encoded."""
+    shape = tuple(int(d) for d in shape)
+    tnhwc = arranged_shape(shape, dataformats, "NTCHW", "THW", "TNHWC", name)
+    if not isinstance(fps, (int, float)) or isinstance(fps, bool) or not fps > 0:
+        raise ValueError(f"fps: expected a positive number, got {fps!r}")
+    if tnhwc[-1] not in (1, 3, 4):
+        raise ValueError(f"{name}: expected 1, 3 or 4 channels with dataformats {dataformats!r}, got shape {shape}")
+    if 0 in tnhwc:
+        raise ValueError(f"{name}: video is empty, shape {shape}")
+
+
 def video(tag: str, tensor: Any, fps: float = 4, dataformats: str = "NTCHW") -> summary_pb2.Summary:
     """An animated GIF of a video batch. `dataformats` letters: N (optional, tiled into a grid per
     frame), T (frames), C (1, 3 or 4; optional), H, W. Pixel values follow `image`'s rule."""
     check_tag(tag)
     array = to_numpy(tensor, "tensor")
-    layout = dataformats.upper() if isinstance(dataformats, str) else None
-    if (layout is None or sorted(set(layout)) != sorted(layout) or not set(layout) <= set("NTCHW")
-            or not {"T", "H", "W"} <= set(layout)):
-        raise ValueError(f"dataformats: expected distinct letters from N, T, C, H, W including T, H and W, "
-                         f"got {dataformats!r}")
-    if array.ndim != len(layout):
-        raise ValueError(f"tensor: dataformats {dataformats!r} needs a {len(layout)}-d array, got shape {array.shape}")
-    if not isinstance(fps, (int, float)) or not fps > 0:
-        raise ValueError(f"fps: expected a positive number, got {fps!r}")
-    for letter in "NC":
-        if letter not in layout:
-            array = array[np.newaxis] if letter == "N" else array[..., np.newaxis]
-            layout = letter + layout if letter == "N" else layout + letter
-    array = array.transpose([layout.index(letter) for letter in "TNHWC"])
-    if array.shape[-1] not in (1, 3, 4):
-        raise ValueError(f"tensor: expected 1, 3 or 4 channels with dataformats {dataformats!r}, "
-                         f"got shape {to_numpy(tensor).shape}")
-    if array.size == 0:
-        raise ValueError(f"tensor: video is empty, shape {array.shape}")
+    check_video_args(array.shape, fps, dataformats)
+    array = arrange(array, dataformats, "NTCHW", "THW", "TNHWC", "tensor")
     pixels = to_uint8(array, "tensor")
     frames = np.stack([make_grid(frame) for frame in pixels])
     _, height, width, channels = frames.shape

@@ -177,6 +177,14 @@ BAD_PENDING_CALLS = [  # (call on a writer, the argument its error must name fir
     (lambda w: w.add_pr_curve("p", np.ones(5), jnp.ones(5), 0, weights=jnp.ones(3)), r"weights: expected a scalar"),
     (lambda w: w.add_pr_curve("p", jnp.ones(5), jnp.ones(5), 0, num_thresholds=0), r"num_thresholds: "),
     (lambda w: w.add_pr_curve("p", [1, 0], jnp.ones(2), 0, weights=[1.0, 2.0, 3.0]), r"weights: expected a scalar"),
+    (lambda w: w.add_image_with_boxes("b", jnp.zeros((2, 3, 4, 4)), np.zeros((1, 4)), 0, dataformats="NCHW"),
+     r"tensor_image: expected one image, got a batch of 2"),
+    (lambda w: w.add_image_with_boxes("b", jnp.zeros((3, 4, 4)), jnp.zeros((2, 5)), 0), r"box_tensor: expected N x 4"),
+    (lambda w: w.add_image_with_boxes("b", jnp.zeros((3, 4, 4)), jnp.zeros((2, 4)), 0, labels=["a"]),
+     r"labels: expected one per box \(2\), got 1"),
+    (lambda w: w.add_mesh("m", jnp.zeros((5, 2))), r"vertices: expected shape \(batch, count, 3\)"),
+    (lambda w: w.add_mesh("m", jnp.zeros((1, 5, 3)), colors=jnp.zeros((1, 4, 3))), r"colors: expected one color per"),
+    (lambda w: w.add_mesh("m", jnp.zeros((5, 3)), config_dict={"camera": object()}), r"config_dict: "),
 ]
 
 
@@ -191,7 +199,33 @@ def test_argument_errors_of_pending_values_are_raised_by_their_own_call(tmp_path
             writer.flush()  # raises if a refused call had queued anything
     run = upstream_read(tmp_path)["runs"]["."]
     assert [(s, v) for s, _, v in run["scalars"]["after"]] == [(s, float(s)) for s in range(len(BAD_PENDING_CALLS))]
-    assert not run["images"] and not run["histograms"] and not run["audio"] and "p" not in run["tensors"]
+    assert not run["images"] and not run["histograms"] and not run["audio"]
+    assert not {"p", "m_VERTEX", "m_COLOR"} & set(run["tensors"])
+
+
+def test_boxed_images_and_meshes_take_pending_values_without_converting_them_at_the_call(tmp_path,
+                                                                                        deferred_conversions):
+    """The same events as from NumPy values, drawn and encoded in the background."""
+    from upstream import as_array
+
+    image = np.linspace(0, 1, 3 * 16 * 20, dtype=np.float32).reshape(3, 16, 20)
+    boxes = np.array([[2, 3, 10, 12], [5, 1, 18, 8]], np.float32)
+    vertices = np.arange(24, dtype=np.float32).reshape(1, 8, 3)
+    colors = np.full((1, 8, 3), 0.5, np.float32)
+    faces = np.array([[[0, 1, 2], [2, 3, 4]]], np.int32)
+    for run, convert in (("numpy", np.asarray), ("jax", jnp.asarray)):
+        with tensorboard.SummaryWriter(tmp_path / run) as writer:
+            writer.add_image_with_boxes("b", convert(image), convert(boxes), 1, labels=["cat", "dog"])
+            writer.add_mesh("m", convert(vertices), colors=convert(colors), faces=convert(faces), global_step=2,
+                            config_dict={"camera": {"fov": 60}})
+    assert [tag for tag, _ in deferred_conversions.values()] == ["b", "m"]
+    assert all(thread != "MainThread" for _, thread in deferred_conversions.values())
+    runs = upstream_read(tmp_path)["runs"]
+    assert runs["jax"]["images"] == runs["numpy"]["images"] and runs["jax"]["images"]["b"][0][:3] == [1, 20, 16]
+    for tag, expected in (("m_VERTEX", vertices), ("m_FACE", faces), ("m_COLOR", np.full((1, 8, 3), 128))):
+        (step, _, tensor), = runs["jax"]["tensors"][tag]
+        assert step == 2 and np.array_equal(as_array(tensor), expected)
+        assert runs["jax"]["metadata"][tag] == runs["numpy"]["metadata"][tag]
 
 
 def test_pr_curves_and_videos_take_pending_values_without_converting_them_at_the_call(tmp_path,

@@ -131,7 +131,14 @@ class MediaMethods:
         """Logs an image with boxes drawn on it: box_tensor is N x 4 pixel corners (xmin, ymin, xmax, ymax),
         labels one str per box (drawn with Pillow)."""
         from tensorboard import summary
+        from tensorboard.summary.image_boxes import check_image_boxes_args
 
+        if self._deferred_if_pending(
+                tag, {"img_tensor": img_tensor, "box_tensor": box_tensor}, global_step, walltime,
+                lambda image, boxes: summary.image_boxes(tag, image, boxes, rescale, dataformats, labels),
+                lambda image_shape, boxes_shape: check_image_boxes_args(image_shape, boxes_shape, dataformats,
+                                                                        labels, rescale)):
+            return
         self._add(summary.image_boxes(check_tag(tag), img_tensor, box_tensor, rescale=rescale,
                                       dataformats=dataformats, labels=labels), global_step, walltime)
 
@@ -222,6 +229,12 @@ class MediaMethods:
                  walltime=None) -> None:
         """Logs a 3-D mesh or point cloud (vertices [1, N, 3], optional colors and faces)."""
         from tensorboard import summary
+        from tensorboard.summary.mesh import check_mesh_args
 
+        if self._deferred_if_pending(
+                tag, {"vertices": vertices, "colors": colors, "faces": faces}, global_step, walltime,
+                lambda points, rgb, triangles: summary.mesh(tag, points, rgb, triangles, config_dict),
+                lambda *shapes: check_mesh_args(*shapes, config_dict)):
+            return
         self._add(summary.mesh(check_tag(tag), vertices, colors=colors, faces=faces, config_dict=config_dict),
                   global_step, walltime)

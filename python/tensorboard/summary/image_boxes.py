@@ -10,21 +10,42 @@ from tensorboard.convert import check_numeric, to_numpy
 from tensorboard.src import summary_pb2
 from tensorboard.summary._common import check_tag
 from tensorboard.summary._png import encode_png
-from tensorboard.summary.image import _resize, to_nhwc, to_uint8
+from tensorboard.summary._layout import arranged_shape
+from tensorboard.summary.image import _resize, check_rescale, to_nhwc, to_uint8
 
 BOX_COLOR = (255, 0, 0)  # red, as tensorboardX draws them
 BOX_THICKNESS = 2
 
 
-def _boxes(value: Any) -> np.ndarray:
-    boxes = check_numeric(to_numpy(value, "box_tensor"), "box_tensor").astype(np.float64)
-    if boxes.ndim == 1 and boxes.size == 4:
-        boxes = boxes[np.newaxis]
-    if boxes.ndim != 2 or boxes.shape[1] != 4:
-        raise ValueError(f"box_tensor: expected N x 4 corners (xmin, ymin, xmax, ymax), got shape {boxes.shape}")
-    if not np.isfinite(boxes).all():
-        raise ValueError("box_tensor: corners must be finite")
-    return boxes
+def _boxes_shape(shape: Sequence[int]) -> tuple[int, int]:
+    """The (N, 4) shape `box_tensor` of `shape` is read as (one box may come as a flat 4-vector)."""
+    shape = tuple(int(d) for d in shape)
+    if shape == (4,):
+        return 1, 4
+    if len(shape) != 2 or shape[1] != 4:
+        raise ValueError(f"box_tensor: expected N x 4 corners (xmin, ymin, xmax, ymax), got shape {shape}")
+    return shape
+
+
+def _labels(labels: Optional[Sequence[str]]) -> Optional[list]:
+    return None if labels is None else [labels] if isinstance(labels, str) else [str(x) for x in labels]
+
+
+def check_image_boxes_args(image_shape: Sequence[int], boxes_shape: Sequence[int], dataformats: str = "CHW",
+                           labels: Optional[Sequence[str]] = None, rescale: float = 1) -> None:
+    """Raises, naming the argument, unless one image of `image_shape` with boxes of `boxes_shape`
+    (and a label per box) can be drawn: from the shapes alone."""
+    image_shape = tuple(int(d) for d in image_shape)
+    count, _, _, channels = arranged_shape(image_shape, dataformats, "NCHW", "HW", "NHWC", "tensor_image")
+    if count != 1:
+        raise ValueError(f"tensor_image: expected one image, got a batch of {count}")
+    if channels not in (1, 3, 4):
+        raise ValueError(f"tensor_image: expected 1, 3 or 4 channels, got shape {image_shape}")
+    boxes = _boxes_shape(boxes_shape)[0]
+    labels = _labels(labels)
+    if labels is not None and len(labels) != boxes:
+        raise ValueError(f"labels: expected one per box ({boxes}), got {len(labels)}")
+    check_rescale(rescale)
 
 
 def _draw_box(pixels: np.ndarray, box: np.ndarray) -> None:
@@ -65,25 +86,19 @@ def image_boxes(tag: str, tensor_image: Any, tensor_boxes: Any, rescale: float =
     and `labels` (one str per box) written on them. Pixel rule and layouts as `image`."""
     check_tag(tag)
     array = to_numpy(tensor_image, "tensor_image")
-    batch = to_nhwc(array, dataformats, "tensor_image")
-    if batch.shape[0] != 1:
-        raise ValueError(f"tensor_image: expected one image, got a batch of {batch.shape[0]}")
-    if batch.shape[3] not in (1, 3, 4):
-        raise ValueError(f"tensor_image: expected 1, 3 or 4 channels, got shape {array.shape}")
-    pixels = np.array(to_uint8(batch[0], "tensor_image"))
+    boxes = check_numeric(to_numpy(tensor_boxes, "box_tensor"), "box_tensor")
+    check_image_boxes_args(array.shape, boxes.shape, dataformats, labels, rescale)
+    boxes = boxes.astype(np.float64).reshape(_boxes_shape(boxes.shape))
+    if not np.isfinite(boxes).all():
+        raise ValueError("box_tensor: corners must be finite")
+    labels = _labels(labels)
+    pixels = np.array(to_uint8(to_nhwc(array, dataformats, "tensor_image")[0], "tensor_image"))
     if pixels.shape[2] == 1:  # grey: drawn on as RGB so the boxes are red
         pixels = np.repeat(pixels, 3, axis=2)
-    boxes = _boxes(tensor_boxes)
-    if labels is not None:
-        labels = [labels] if isinstance(labels, str) else [str(x) for x in labels]
-        if len(labels) != len(boxes):
-            raise ValueError(f"labels: expected one per box ({len(boxes)}), got {len(labels)}")
     for box in boxes:
         _draw_box(pixels, box)
     if labels:
         pixels = _draw_labels(pixels, boxes, labels)
-    if not isinstance(rescale, (int, float)) or not rescale > 0:
-        raise ValueError(f"rescale: expected a positive number, got {rescale!r}")
     pixels = _resize(pixels, rescale)
     height, width, channels = pixels.shape
     proto = summary_pb2.Summary.Image(height=height, width=width, colorspace=channels,

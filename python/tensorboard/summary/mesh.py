@@ -7,7 +7,7 @@ Shapes are [batch, points, 3]: vertices float32, faces int32 vertex indices, col
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -15,20 +15,46 @@ from tensorboard.convert import check_numeric, to_numpy
 from tensorboard.src import mesh_pb2, summary_pb2
 from tensorboard.summary._common import check_tag, make_metadata, make_tensor
 
-__all__ = ["mesh"]
+__all__ = ["mesh", "check_mesh_args"]
 
 _Mesh = mesh_pb2.MeshPluginData
 
 
+def _component_shape(shape: Sequence[int], name: str) -> tuple[int, int, int]:
+    """The (batch, count, 3) shape a component of `shape` is stored as ((count, 3) gets a batch of 1)."""
+    given = tuple(int(d) for d in shape)
+    shape = (1,) + given if len(given) == 2 else given
+    if len(shape) != 3 or shape[-1] != 3:
+        raise ValueError(f"{name}: expected shape (batch, count, 3) or (count, 3), got {given}")
+    return shape
+
+
 def _component(value: Any, name: str, dtype) -> np.ndarray:
     array = check_numeric(to_numpy(value, name), name)
-    if array.ndim == 2:
-        array = array[np.newaxis]
-    if array.ndim != 3 or array.shape[-1] != 3:
-        raise ValueError(f"{name}: expected shape (batch, count, 3) or (count, 3), got {array.shape}")
+    array = array.reshape(_component_shape(array.shape, name))
     if name == "colors" and array.dtype.kind == "f":
         array = np.clip(np.rint(array * 255.0 if array.max(initial=0) <= 1.0 else array), 0, 255)
     return array.astype(dtype)
+
+
+def check_mesh_args(vertices_shape: Sequence[int], colors_shape: Optional[Sequence[int]] = None,
+                    faces_shape: Optional[Sequence[int]] = None,
+                    config_dict: Optional[Mapping[str, Any]] = None) -> str:
+    """Raises, naming the argument, unless the components' shapes fit together and `config_dict` is
+    JSON; returns the config as JSON. From the shapes alone."""
+    vertices = _component_shape(vertices_shape, "vertices")
+    for name, shape in (("faces", faces_shape), ("colors", colors_shape)):
+        if shape is None:
+            continue
+        shape = _component_shape(shape, name)
+        if shape[0] != vertices[0]:
+            raise ValueError(f"{name}: batch size {shape[0]} differs from vertices' {vertices[0]}")
+        if name == "colors" and shape[1] != vertices[1]:
+            raise ValueError(f"colors: expected one color per vertex ({vertices[1]}), got {shape[1]}")
+    try:
+        return json.dumps(dict(config_dict or {}), sort_keys=True)
+    except TypeError as exc:
+        raise TypeError(f"config_dict: must be JSON-serializable: {exc}") from exc
 
 
 def mesh(tag: str, vertices: Any, colors: Any = None, faces: Any = None,
@@ -41,18 +67,8 @@ def mesh(tag: str, vertices: Any, colors: Any = None, faces: Any = None,
         parts.append((_Mesh.FACE, _component(faces, "faces", np.int32)))
     if colors is not None:
         parts.append((_Mesh.COLOR, _component(colors, "colors", np.uint8)))
-    batch = parts[0][1].shape[0]
-    for kind, array in parts[1:]:
-        if array.shape[0] != batch:
-            raise ValueError(f"{_Mesh.ContentType.Name(kind).lower()}s: batch size {array.shape[0]} differs from "
-                             f"vertices' {batch}")
-    if colors is not None and parts[-1][1].shape[1] != parts[0][1].shape[1]:
-        raise ValueError(f"colors: expected one color per vertex ({parts[0][1].shape[1]}), "
-                         f"got {parts[-1][1].shape[1]}")
-    try:
-        json_config = json.dumps(dict(config_dict or {}), sort_keys=True)
-    except TypeError as exc:
-        raise TypeError(f"config_dict: must be JSON-serializable: {exc}") from exc
+    shapes = {kind: array.shape for kind, array in parts}
+    json_config = check_mesh_args(shapes[_Mesh.VERTEX], shapes.get(_Mesh.COLOR), shapes.get(_Mesh.FACE), config_dict)
     components = 0
     for kind, _ in parts:
         components |= 1 << kind

@@ -9,8 +9,8 @@ import numpy as np
 from tensorboard.convert import check_numeric, to_numpy
 from tensorboard.src import summary_pb2
 from tensorboard.summary._common import check_tag
-from tensorboard.summary._png import encode_png
 from tensorboard.summary._layout import arranged_shape
+from tensorboard.summary._png import encode_png
 from tensorboard.summary.image import _resize, check_rescale, to_nhwc, to_uint8
 
 BOX_COLOR = (255, 0, 0)  # red, as tensorboardX draws them
@@ -28,6 +28,7 @@ def _boxes_shape(shape: Sequence[int]) -> tuple[int, int]:
 
 
 def _labels(labels: Optional[Sequence[str]]) -> Optional[list]:
+    """`labels` as a list of str (one str is one label), or None."""
     return None if labels is None else [labels] if isinstance(labels, str) else [str(x) for x in labels]
 
 

@@ -58,7 +58,7 @@ class MediaMethods:
         private = tuple(value if kind is not None or value is None else _private_copy(value, name)
                         for (name, value), kind in zip(values.items(), kinds))
         check_shapes(*(None if value is None else _deferred.shape_of(value) for value in private))
-        self._add_later(tag, private, global_step, walltime, make_summary)
+        self._add_later(tag, private, kinds, global_step, walltime, make_summary)
         return True
 
     def add_histogram(self, tag: str, values=None, global_step=None, bins="tensorflow", walltime=None,

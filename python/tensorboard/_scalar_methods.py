@@ -93,7 +93,7 @@ class ScalarMethods:
 
         check_tag(tag)
         _check_one_element(value, "value")
-        self._add_later(tag, (value,), global_step, walltime,
+        self._add_later(tag, (value,), (_deferred.framework_of(value),), global_step, walltime,
                         lambda array: summary.scalar(tag, array, display_name, summary_description,
                                                      new_style=new_style, double_precision=double_precision))
 
@@ -129,7 +129,8 @@ class ScalarMethods:
                 entry = [wall, step, number]
             else:
                 entry = [wall, step, None]  # filled in when the value is converted
-                self._add_later(main_tag, (number,), step, wall, _ExportedScalar(main_tag, entry), writer=writer)
+                self._add_later(main_tag, (number,), (kind,), step, wall, _ExportedScalar(main_tag, entry),
+                                writer=writer)
             self._scalar_log.setdefault(writer.get_logdir(), []).append(entry)
 
     def export_scalars_to_json(self, path: str | os.PathLike) -> None:

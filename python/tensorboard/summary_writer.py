@@ -8,7 +8,7 @@ from __future__ import annotations
 import inspect
 import os
 import threading
-from typing import Any, Callable, ContextManager, Mapping
+from typing import Any, Callable, ContextManager, Mapping, Sequence
 
 from tensorboard import _deferred, wire
 from tensorboard._args import check_step, check_walltime, pick
@@ -117,14 +117,14 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
             walltime = self._defaults.get("walltime") if walltime is None else walltime
         return check_step(global_step), check_walltime(walltime)
 
-    def _add_later(self, tag: str, values: tuple, global_step, walltime,
+    def _add_later(self, tag: str, values: tuple, kinds: Sequence[str | None], global_step, walltime,
                    make_summary: Callable[..., summary_pb2.Summary], writer: FileWriter | None = None) -> None:
         """Logs `make_summary(*values)` (into `writer`, default the main run) without waiting for the
-        JAX/MXNet/device values among `values`: device snapshots now, their conversion to NumPy and the
+        JAX/MXNet/device values among `values`, whose `kinds` (`_deferred.framework_of`, None for the
+        others) the caller has already found: device snapshots now, their conversion to NumPy and the
         encoding in the background (see tensorboard._deferred). The other values must be the caller's
         private NumPy arrays, numbers or None: they are passed on as they are."""
         step, wall = self._step_and_time(global_step, walltime)
-        kinds = [_deferred.framework_of(value) for value in values]
         copies = [value if kind is None else _deferred.snapshot(value, kind) for value, kind in zip(values, kinds)]
         nbytes = sum(_deferred.nbytes_of(value) for value, kind in zip(values, kinds) if kind is not None)
 

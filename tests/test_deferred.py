@@ -185,6 +185,14 @@ BAD_PENDING_CALLS = [  # (call on a writer, the argument its error must name fir
     (lambda w: w.add_mesh("m", jnp.zeros((5, 2))), r"vertices: expected shape \(batch, count, 3\)"),
     (lambda w: w.add_mesh("m", jnp.zeros((1, 5, 3)), colors=jnp.zeros((1, 4, 3))), r"colors: expected one color per"),
     (lambda w: w.add_mesh("m", jnp.zeros((5, 3)), config_dict={"camera": object()}), r"config_dict: "),
+    # dtypes, like shapes, are known before the value is
+    (lambda w: w.add_histogram("h", jnp.ones(3, jnp.complex64), 0), r"values: expected numeric values, got dtype "
+                                                                     r"complex64"),
+    (lambda w: w.add_scalar("s", jnp.complex64(1j), 0), r"value: expected a real number, got dtype complex64"),
+    (lambda w: w.add_scalars("s", {"a": jax.random.key(0)}, 0),
+     r"tag_scalar_dict\['a'\]: expected a real number, got dtype key<fry>"),
+    (lambda w: w.add_image("i", jnp.ones((3, 4, 4), jnp.complex64), 0), r"image: expected numeric values"),
+    (lambda w: w.add_pr_curve("p", np.ones(2), jnp.ones(2, jnp.complex64), 0), r"predictions: expected numeric"),
 ]
 
 
@@ -201,6 +209,29 @@ def test_argument_errors_of_pending_values_are_raised_by_their_own_call(tmp_path
     assert [(s, v) for s, _, v in run["scalars"]["after"]] == [(s, float(s)) for s in range(len(BAD_PENDING_CALLS))]
     assert not run["images"] and not run["histograms"] and not run["audio"]
     assert not {"p", "m_VERTEX", "m_COLOR"} & set(run["tensors"])
+
+
+def test_pending_values_of_every_real_dtype_pass_the_dtype_check(tmp_path):
+    """bool, ints and every float (bfloat16, float8 included) are logged; only complex and other
+    non-numbers are refused at the call."""
+    dtypes = [jnp.bool_, jnp.int8, jnp.uint16, jnp.int32, jnp.float16, jnp.bfloat16, jnp.float8_e4m3fn, jnp.float32]
+    with tensorboard.SummaryWriter(tmp_path) as writer:
+        for step, dtype in enumerate(dtypes):
+            writer.add_histogram("h", jnp.ones(4, dtype), step)
+            writer.add_scalar("s", jnp.ones((), dtype), step)
+    run = upstream_read(tmp_path)["runs"]["."]
+    assert [(s, v) for s, _, v in run["scalars"]["s"]] == [(step, 1.0) for step in range(len(dtypes))]
+    assert [(step, h["num"], h["sum"], h["min"]) for step, h in run["histograms"]["h"]] == \
+        [(step, 4, 4.0, 1.0) for step in range(len(dtypes))]
+
+
+def test_torch_dtypes_are_judged_by_torch_itself():
+    """A torch device tensor's dtype is a torch.dtype, not a NumPy one (a CPU tensor stands in for
+    the device here: only the dtype is read)."""
+    torch = pytest.importorskip("torch")
+    assert _deferred.nonnumeric_dtype(torch.ones(2, dtype=torch.complex64), "torch-device") == "torch.complex64"
+    for dtype in (torch.bool, torch.uint8, torch.int64, torch.bfloat16, torch.float16, torch.float64):
+        assert _deferred.nonnumeric_dtype(torch.ones(2, dtype=dtype), "torch-device") is None
 
 
 def test_boxed_images_and_meshes_take_pending_values_without_converting_them_at_the_call(tmp_path,

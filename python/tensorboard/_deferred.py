@@ -36,6 +36,27 @@ def shape_of(value: Any) -> tuple[int, ...]:
     return tuple(int(d) for d in value.shape)
 
 
+_NUMERIC_KINDS = frozenset("biuf")
+
+
+def nonnumeric_dtype(value: Any, kind: str) -> str | None:
+    """The dtype of a pending `value` of framework `kind` if the encoders would refuse it (complex,
+    strings, ...), else None: known without waiting for the value, like its shape."""
+    dtype = value.dtype
+    if kind == "torch-device":  # torch.dtype: every real dtype converts
+        return None if not dtype.is_complex else str(dtype)
+    if kind == "mxnet":  # a NumPy scalar type such as numpy.float32
+        import numpy as np
+
+        dtype = np.dtype(dtype)
+    code = getattr(dtype, "kind", None)  # JAX's extended dtypes (PRNG keys) have none
+    if code in _NUMERIC_KINDS:
+        return None
+    from tensorboard.convert import _EXOTIC_FLOAT_PREFIXES  # ml_dtypes' floats (JAX's bfloat16): kind 'V'
+
+    return None if code == "V" and dtype.name.startswith(_EXOTIC_FLOAT_PREFIXES) else str(dtype)
+
+
 _jax_copy = None
 
 

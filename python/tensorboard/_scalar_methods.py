@@ -20,11 +20,15 @@ def _run_part(text: str, name: str) -> str:
     return text
 
 
-def _check_one_element(value: Any, name: str) -> None:
-    """A framework value for a scalar must hold one element; its shape is known without waiting for it."""
+def _check_one_number(value: Any, kind: str, name: str) -> None:
+    """A framework value for a scalar must hold one real number; its shape and dtype are known
+    without waiting for it."""
     shape = _deferred.shape_of(value)
     if math.prod(shape) != 1:
         raise TypeError(f"{name}: expected a single number, got an array of shape {shape}")
+    dtype = _deferred.nonnumeric_dtype(value, kind)
+    if dtype is not None:
+        raise TypeError(f"{name}: expected a real number, got dtype {dtype}")
 
 
 class ScalarMethods:
@@ -92,8 +96,9 @@ class ScalarMethods:
         from tensorboard import summary
 
         check_tag(tag)
-        _check_one_element(value, "value")
-        self._add_later(tag, (value,), (_deferred.framework_of(value),), global_step, walltime,
+        kind = _deferred.framework_of(value)
+        _check_one_number(value, kind, "value")
+        self._add_later(tag, (value,), (kind,), global_step, walltime,
                         lambda array: summary.scalar(tag, array, display_name, summary_description,
                                                      new_style=new_style, double_precision=double_precision))
 
@@ -117,7 +122,7 @@ class ScalarMethods:
             if kind is None:
                 checked[key] = (to_float(number, name), None)
             else:  # JAX/MXNet/device values: logged without waiting
-                _check_one_element(number, name)
+                _check_one_number(number, kind, name)
                 checked[key] = (number, kind)
         step, wall = self._step_and_time(global_step, walltime)
         tag_bytes = wire.scalar_prefix(main_tag)

@@ -19,14 +19,14 @@ def deferred_conversions(monkeypatch) -> dict:
     from tensorboard import _deferred
 
     conversions: dict = {}
-    original = _deferred.Deferred.compute
+    original = _deferred.Deferred._run
 
     def recording(item):
         if not item.done:
             conversions.setdefault(id(item), (item.tag, threading.current_thread().name))
         original(item)
 
-    monkeypatch.setattr(_deferred.Deferred, "compute", recording)
+    monkeypatch.setattr(_deferred.Deferred, "_run", recording)
     return conversions
 
 

@@ -81,6 +81,70 @@ def test_flush_and_close_do_not_wait_for_a_stalled_encoder(tmp_path):
     assert scalars(tmp_path, "x")[-1] == (3, 7.0)
 
 
+def test_a_flush_shares_its_backlog_with_the_encoder(tmp_path):
+    """While the encoder works on the first pending event, the flushing writer thread encodes the
+    ones after it (once each: the encoder then skips them) instead of running the first one a
+    second time at once. With nothing left to do, it may still run the first itself: it never
+    waits for the idle-priority encoder."""
+    from tensorboard import summary, wire
+
+    runs: dict = {}  # tag -> threads that ran its encode, in order
+    order: list = []  # tags, in the order their encodes started
+    first_started, rest_done = threading.Event(), threading.Event()
+
+    def encoder_of(tag: str, value: float):
+        def encode() -> bytes:
+            runs.setdefault(tag, []).append(threading.current_thread().name)
+            order.append(tag)
+            if tag == "first" and len(runs[tag]) == 1:
+                first_started.set()
+                assert rest_done.wait(30), "the writer thread did not encode the later values"
+            elif tag == "third":
+                rest_done.set()
+            return wire.summary_event(summary.scalar(tag, value).SerializeToString(), 1, 1.0)
+        return encode
+
+    writer = tensorboard.FileWriter(tmp_path)
+    writer.add_deferred(Deferred(encoder_of("first", 1.0), 0, "first"))
+    assert first_started.wait(30)
+    for tag, value in (("second", 2.0), ("third", 3.0)):
+        writer.add_deferred(Deferred(encoder_of(tag, value), 0, tag))
+    writer.flush()
+    writer.close()
+    (writer_thread,) = set(runs["second"])
+    assert writer_thread.startswith("tensorboard-writer")
+    assert runs["second"] == runs["third"] == [writer_thread]
+    assert runs["first"][0] == "tensorboard-encoder" and set(runs["first"][1:]) <= {writer_thread}
+    assert order[:3] == ["first", "second", "third"]  # the later ones before any second run of the first
+    assert [scalars(tmp_path, tag) for tag in ("first", "second", "third")] == [[(1, 1.0)], [(1, 2.0)], [(1, 3.0)]]
+
+
+def test_a_snapshot_is_freed_once_encoded_not_once_written(tmp_path, monkeypatch):
+    """The encoder drops the device copy as soon as the event's bytes exist (freeing a device buffer
+    is not free): the writer thread, which may write much later, has nothing left to free."""
+    import gc
+    import weakref
+
+    from tensorboard import _deferred
+
+    copies = []
+    take_snapshot = _deferred.snapshot
+    monkeypatch.setattr(_deferred, "snapshot", lambda value, kind: copies.append(take_snapshot(value, kind))
+                        or copies[-1])
+    writer = tensorboard.SummaryWriter(tmp_path, flush_secs=600)  # nothing makes the writer write for now
+    writer.add_histogram("h", jnp.arange(10.0), 0)
+    copy = weakref.ref(copies.pop())
+    deadline = time.monotonic() + 30
+    while copy() is not None and time.monotonic() < deadline:
+        gc.collect()
+        time.sleep(0.01)
+    assert copy() is None, "the snapshot outlived its encoding"
+    assert not upstream_read(tmp_path)["runs"] or not upstream_read(tmp_path)["runs"]["."]["histograms"]
+    writer.close()
+    (step, hist), = upstream_read(tmp_path)["runs"]["."]["histograms"]["h"]
+    assert (step, hist["num"], hist["max"]) == (0, 10, 9.0)
+
+
 def test_flush_secs_holds_for_values_the_encoder_has_not_reached(tmp_path):
     with StalledEncoder():
         writer = tensorboard.SummaryWriter(tmp_path, flush_secs=0.3)

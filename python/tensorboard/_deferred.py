@@ -94,12 +94,13 @@ def nbytes_of(value: Any) -> int:
 class Deferred:
     """A queued event whose bytes are made off the caller's thread: `encode()` converts and encodes.
 
-    The background encoder (tensorboard._background) runs `encode` at idle CPU priority; a writer
-    thread that cannot wait any longer runs it itself (`outcome()`). `encode` is a pure
-    function of the snapshot, so whichever run finishes first gives the result.
+    The background encoder (tensorboard._background) runs `encode` at idle CPU priority, skipping
+    items another thread has started; a writer thread that cannot wait any longer runs it itself
+    (`outcome()`), even if the encoder has started it: it never waits for an idle-priority thread.
+    `encode` is a pure function of the snapshot, so whichever run finishes first gives the result.
     """
 
-    __slots__ = ("encode", "nbytes", "tag", "queued_at", "wake", "_done", "_result", "_error")
+    __slots__ = ("encode", "nbytes", "tag", "queued_at", "wake", "_started", "_done", "_result", "_error")
 
     def __init__(self, encode: Callable[[], bytes], nbytes: int, tag: str):
         self.encode = encode
@@ -107,6 +108,7 @@ class Deferred:
         self.tag = tag
         self.queued_at = 0.0  # monotonic time the writer queued it
         self.wake: Any = None  # the writer's threading.Event, set if encoding fails
+        self._started = False  # a thread runs or ran `encode` (a race between two only repeats pure work)
         self._done = False
         self._result: bytes | None = None
         self._error: BaseException | None = None
@@ -115,10 +117,21 @@ class Deferred:
     def done(self) -> bool:
         return self._done
 
-    def compute(self) -> None:
-        """Runs `encode` unless a result is already in; keeps the first result or error."""
-        if self._done:
-            return
+    @property
+    def running(self) -> bool:
+        """Started by some thread and not finished yet."""
+        return self._started and not self._done
+
+    def compute(self) -> bool:
+        """Runs `encode` here unless a thread has already started it; True if it ran here."""
+        if self._started:
+            return False
+        self._started = True
+        self._run()
+        return True
+
+    def _run(self) -> None:
+        """Runs `encode`; keeps the first result or error, then drops the snapshot."""
         result, error = None, None
         try:
             result = self.encode()
@@ -127,14 +140,16 @@ class Deferred:
         if not self._done:  # a lost race only repeats pure work
             self._result, self._error = result, error
             self._done = True
+            self.encode = _released  # frees the snapshot here: a device buffer's release costs ~25 us
         wake = self.wake
         if error is not None and wake is not None:  # so the error reaches the caller soon
             wake.set()
 
     def outcome(self) -> bytes:
-        """The encoded event, computing it here if nobody has; raises what encoding raised."""
+        """The encoded event, computed here if it isn't done yet; raises what encoding raised."""
         if not self._done:
-            self.compute()
+            self._started = True
+            self._run()
         if self._error is not None:
             raise self._error
         return self._result  # type: ignore[return-value]
@@ -146,7 +161,7 @@ class Deferred:
 
 
 def _released() -> bytes:
-    raise RuntimeError("deferred event already written")
+    raise RuntimeError("deferred event already encoded")
 
 
 class DeferredValueError(ValueError):

@@ -5,9 +5,10 @@ idle-priority background encoder (tensorboard._background). The writer thread wr
 order; a deferred one not yet encoded in the background is held back at the queue's head (with
 what follows it) until the next wake-up, unless somebody needs it now: a flush or close, a
 producer held by a memory bound, interpreter exit, or the event being older than flush_secs.
-Then the writer thread encodes it itself, at normal priority. So logging takes
-only the CPU time the training loop leaves idle, and every guarantee of the synchronous path
-(order, flush, close, flush_secs, bounded memory) still holds.
+Then the writer thread encodes it itself, at normal priority; while somebody waits and the
+encoder is busy with the event at the head, the writer encodes the ones after it (a flush's
+backlog on two cores). So logging takes only the CPU time the training loop leaves idle, and
+every guarantee of the synchronous path (order, flush, close, flush_secs, bounded memory) still holds.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ import time
 
 from tensorboard import _background
 from tensorboard._deferred import Deferred, DeferredValueError
+
+_LOOK_AHEAD = 64  # queued events the writer looks at for work while the encoder holds the head
 
 
 class DeferredWrites:
@@ -72,6 +75,8 @@ class DeferredWrites:
         """Writer thread: the deferred event's bytes (encoded here if still needed); a failure is kept
         to raise at the caller's next call."""
         try:
+            if item.running and (self._waiters > 0 or self._exiting or self._closed):
+                self._encode_ahead(item)
             event_bytes = item.outcome()
         except Exception as err:
             if self._deferred_error is None:
@@ -85,6 +90,18 @@ class DeferredWrites:
             with self._space:
                 self._space.notify_all()
         return event_bytes
+
+    def _encode_ahead(self, head: Deferred) -> None:
+        """Writer thread, while somebody waits and the background encoder is on `head`: encodes the
+        queued deferred events after it that nobody has started, so that a flush's backlog is
+        encoded on two cores rather than twice on one."""
+        queue = self._queue  # only this thread pops it, so the first indices stay put
+        for index in range(min(len(queue), _LOOK_AHEAD)):
+            if head.done:
+                return
+            item = queue[index]
+            if item.__class__ is Deferred:
+                item.compute()
 
 
 def _background_alive() -> bool:

@@ -193,6 +193,7 @@ BAD_PENDING_CALLS = [  # (call on a writer, the argument its error must name fir
      r"tag_scalar_dict\['a'\]: expected a real number, got dtype key<fry>"),
     (lambda w: w.add_image("i", jnp.ones((3, 4, 4), jnp.complex64), 0), r"image: expected numeric values"),
     (lambda w: w.add_pr_curve("p", np.ones(2), jnp.ones(2, jnp.complex64), 0), r"predictions: expected numeric"),
+    (lambda w: w.add_pr_curve("p", np.ones(2, np.complex64), jnp.ones(2), 0), r"labels: expected numeric values"),
 ]
 
 

@@ -40,8 +40,8 @@ _NUMERIC_KINDS = frozenset("biuf")
 
 
 def nonnumeric_dtype(value: Any, kind: str) -> str | None:
-    """The dtype of a pending `value` of framework `kind` if the encoders would refuse it (complex,
-    strings, ...), else None: known without waiting for the value, like its shape."""
+    """The dtype of a pending `value` of framework `kind` ("numpy" for a NumPy array) if the encoders
+    would refuse it (complex, strings, ...), else None: known without waiting for the value, like its shape."""
     dtype = value.dtype
     if kind == "torch-device":  # torch.dtype: every real dtype converts
         return None if not dtype.is_complex else str(dtype)

@@ -49,19 +49,19 @@ class MediaMethods:
 
         `check_shapes(*shapes)` (None for a None value) raises the argument errors the encoder would,
         from the shapes alone, and a complex or other non-numeric dtype is refused here too, so that
-        they reach this call rather than the next one. The other values
-        are copied to NumPy now: a later change by the caller must not reach the log either.
+        they reach this call rather than the next one. The other values are copied to NumPy now: a
+        later change by the caller must not reach the log either.
         """
         kinds = [_deferred.framework_of(value) for value in values.values()]
         if all(kind is None for kind in kinds):
             return False
         check_tag(tag)
-        for (name, value), kind in zip(values.items(), kinds):
-            dtype = None if kind is None else _deferred.nonnumeric_dtype(value, kind)
-            if dtype is not None:
-                raise TypeError(f"{name}: expected numeric values, got dtype {dtype}")
         private = tuple(value if kind is not None or value is None else _private_copy(value, name)
                         for (name, value), kind in zip(values.items(), kinds))
+        for name, value, kind in zip(values, private, kinds):
+            dtype = None if value is None else _deferred.nonnumeric_dtype(value, kind or "numpy")
+            if dtype is not None:
+                raise TypeError(f"{name}: expected numeric values, got dtype {dtype}")
         check_shapes(*(None if value is None else _deferred.shape_of(value) for value in private))
         self._add_later(tag, private, kinds, global_step, walltime, make_summary)
         return True

@@ -40,8 +40,8 @@ _NUMERIC_KINDS = frozenset("biuf")
 
 
 def nonnumeric_dtype(value: Any, kind: str) -> str | None:
-    """The dtype of a pending `value` of framework `kind` ("numpy" for a NumPy array) if the encoders
-    would refuse it (complex, strings, ...), else None: known without waiting for the value, like its shape."""
+    """The dtype of a pending `value` of framework `kind` if the encoders would refuse it (complex,
+    strings, ...), else None: known without waiting for the value, like its shape."""
     dtype = value.dtype
     if kind == "torch-device":  # torch.dtype: every real dtype converts
         return None if not dtype.is_complex else str(dtype)
@@ -52,9 +52,9 @@ def nonnumeric_dtype(value: Any, kind: str) -> str | None:
     code = getattr(dtype, "kind", None)  # JAX's extended dtypes (PRNG keys) have none
     if code in _NUMERIC_KINDS:
         return None
-    from tensorboard.convert import _EXOTIC_FLOAT_PREFIXES  # ml_dtypes' floats (JAX's bfloat16): kind 'V'
+    from tensorboard.convert import is_exotic_float  # numpy is loaded: the framework's values use it
 
-    return None if code == "V" and dtype.name.startswith(_EXOTIC_FLOAT_PREFIXES) else str(dtype)
+    return None if code == "V" and is_exotic_float(dtype) else str(dtype)
 
 
 _jax_copy = None
@@ -122,13 +122,11 @@ class Deferred:
         """Started by some thread and not finished yet."""
         return self._started and not self._done
 
-    def compute(self) -> bool:
-        """Runs `encode` here unless a thread has already started it; True if it ran here."""
-        if self._started:
-            return False
-        self._started = True
-        self._run()
-        return True
+    def compute(self) -> None:
+        """Runs `encode` here unless a thread has already started it."""
+        if not self._started:
+            self._started = True
+            self._run()
 
     def _run(self) -> None:
         """Runs `encode`; keeps the first result or error, then drops the snapshot."""

@@ -26,12 +26,13 @@ def _stacked(images: Any, name: str) -> Any:
 
 
 def _private_copy(value: Any, name: str) -> Any:
-    """`value` as a NumPy array of its own, which later changes to `value` do not reach."""
+    """`value` as a NumPy array of its own, which later changes to `value` do not reach; raises
+    naming `name` unless it holds numbers (as the encoders check their input)."""
     import numpy as np
 
-    from tensorboard.convert import to_numpy
+    from tensorboard.convert import check_numeric, to_numpy
 
-    return np.array(to_numpy(value, name), copy=True)
+    return np.array(check_numeric(to_numpy(value, name), name), copy=True)
 
 
 def _is_bins(value: Any) -> bool:
@@ -56,14 +57,17 @@ class MediaMethods:
         if all(kind is None for kind in kinds):
             return False
         check_tag(tag)
-        private = tuple(value if kind is not None or value is None else _private_copy(value, name)
-                        for (name, value), kind in zip(values.items(), kinds))
-        for name, value, kind in zip(values, private, kinds):
-            dtype = None if value is None else _deferred.nonnumeric_dtype(value, kind or "numpy")
-            if dtype is not None:
-                raise TypeError(f"{name}: expected numeric values, got dtype {dtype}")
+        private = []
+        for (name, value), kind in zip(values.items(), kinds):
+            if kind is not None:
+                dtype = _deferred.nonnumeric_dtype(value, kind)
+                if dtype is not None:  # check_numeric's message
+                    raise TypeError(f"{name}: expected numeric values, got dtype {dtype}")
+            elif value is not None:
+                value = _private_copy(value, name)
+            private.append(value)
         check_shapes(*(None if value is None else _deferred.shape_of(value) for value in private))
-        self._add_later(tag, private, kinds, global_step, walltime, make_summary)
+        self._add_later(tag, tuple(private), kinds, global_step, walltime, make_summary)
         return True
 
     def add_histogram(self, tag: str, values=None, global_step=None, bins="tensorflow", walltime=None,

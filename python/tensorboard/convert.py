@@ -67,9 +67,14 @@ def to_numpy_bits16(value: Any, name: str = "value") -> tuple[np.ndarray, Option
 _TORCH_16 = {"torch.float16": "float16", "torch.bfloat16": "bfloat16"}
 
 
+def is_exotic_float(dtype: np.dtype) -> bool:
+    """Whether `dtype` is one of ml_dtypes' floats (JAX's bfloat16, float8...): NumPy kind 'V'."""
+    return dtype.kind == "V" and dtype.name.startswith(_EXOTIC_FLOAT_PREFIXES)  # kind first: dtype.name is slow
+
+
 def _widen_exotic(array: np.ndarray) -> np.ndarray:
     """float32 copies of arrays whose dtype most NumPy code can't use (ml_dtypes' bfloat16, float8...)."""
-    if array.dtype.kind == "V" and array.dtype.name.startswith(_EXOTIC_FLOAT_PREFIXES):  # kind: dtype.name is slow
+    if is_exotic_float(array.dtype):
         return array.astype(np.float32)
     return array
 

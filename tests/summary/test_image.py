@@ -1,5 +1,6 @@
 """summary.image / images: pixel rules, layouts, grids and the PNG encoder."""
 import io
+import warnings
 
 import numpy as np
 import pytest
@@ -65,6 +66,13 @@ def test_png_rejects_bad_input():
 ])
 def test_pixel_rule(array, expected):
     assert to_uint8(array).tolist() == expected
+
+
+def test_float_pixels_beyond_float32_range_clip_without_a_warning():
+    array = np.array([1e300, -1e300, np.inf, -np.inf, 2e38, 0.25])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert to_uint8(array).tolist() == [255, 0, 255, 0, 255, 64]
 
 
 def test_seed_002_int16_image_is_accepted():

@@ -33,7 +33,8 @@ def to_uint8(array: np.ndarray, name: str = "tensor") -> np.ndarray:
     if dtype == np.uint8:
         return array
     if kind == "f":
-        scaled = np.multiply(array, 255.0, dtype=np.float32)
+        with np.errstate(over="ignore"):  # float64 beyond float32's range: inf, clipped to 255 (or 0) below
+            scaled = np.multiply(array, 255.0, dtype=np.float32)
         np.clip(scaled, 0.0, 255.0, out=scaled)
         np.rint(scaled, out=scaled)
         scaled[np.isnan(scaled)] = 0.0

@@ -3,6 +3,8 @@
 Each component goes under tag '<tag>_VERTEX' / '_FACE' / '_COLOR' with MeshPluginData naming
 the mesh, the component, the components bitmask, the tensor shape and the three.js config.
 Shapes are [batch, points, 3]: vertices float32, faces int32 vertex indices, colors uint8.
+Values that would change in those casts (indices of missing vertices, colors outside 0..255,
+coordinates beyond float32) raise a ValueError naming the argument rather than wrap or overflow.
 """
 from __future__ import annotations
 
@@ -29,12 +31,43 @@ def _component_shape(shape: Sequence[int], name: str) -> tuple[int, int, int]:
     return shape
 
 
-def _component(value: Any, name: str, dtype) -> np.ndarray:
+def _component(value: Any, name: str) -> np.ndarray:
+    """`value` as a (batch, count, 3) array, its dtype still the caller's."""
     array = check_numeric(to_numpy(value, name), name)
-    array = array.reshape(_component_shape(array.shape, name))
-    if name == "colors" and array.dtype.kind == "f":
-        array = np.clip(np.rint(array * 255.0 if array.max(initial=0) <= 1.0 else array), 0, 255)
-    return array.astype(dtype)
+    return array.reshape(_component_shape(array.shape, name))
+
+
+def _vertices(array: np.ndarray) -> np.ndarray:
+    """float32 vertices; finite values beyond float32's range are refused, not turned into inf."""
+    if array.dtype.kind == "f" and array.dtype.itemsize > 4:
+        finite = array[np.isfinite(array)]
+        if finite.size and np.abs(finite).max() > np.finfo(np.float32).max:
+            raise ValueError(f"vertices: values beyond float32's range (largest magnitude {np.abs(finite).max():g})")
+    return array.astype(np.float32)
+
+
+def _faces(array: np.ndarray, num_vertices: int) -> np.ndarray:
+    """int32 faces: integer indices of existing vertices, never wrapped or truncated into other vertices."""
+    if array.dtype.kind not in "iu":
+        raise ValueError(f"faces: expected integer vertex indices, got dtype {array.dtype}")
+    if array.size and (array.min() < 0 or array.max() >= num_vertices):
+        raise ValueError(f"faces: vertex indices must lie in 0..{num_vertices - 1} (the vertices' count), "
+                         f"got {array.min()}..{array.max()}")
+    return array.astype(np.int32)
+
+
+def _colors(array: np.ndarray) -> np.ndarray:
+    """uint8 RGB: floats with max <= 1 are scaled by 255; values outside 0..255 are refused, not wrapped."""
+    if array.dtype.kind == "f":
+        if np.isnan(array).any():
+            raise ValueError("colors: NaN is not a color")
+        if array.max(initial=0) <= 1.0:
+            array = array * 255.0
+        array = np.rint(array)
+    if array.size and (array.min() < 0 or array.max() > 255):
+        raise ValueError(f"colors: expected RGB values in 0..255 (floats: in [0, 1]), "
+                         f"got {array.min():g}..{array.max():g}")
+    return array.astype(np.uint8)
 
 
 def check_mesh_args(vertices_shape: Sequence[int], colors_shape: Optional[Sequence[int]] = None,
@@ -62,13 +95,16 @@ def mesh(tag: str, vertices: Any, colors: Any = None, faces: Any = None,
     """A mesh (or point cloud, without `faces`). `colors`: uint8 RGB per vertex (floats in
     [0, 1] are scaled to 0..255); `config_dict`: three.js settings (camera, lights, material)."""
     check_tag(tag)
-    parts = [(_Mesh.VERTEX, _component(vertices, "vertices", np.float32))]
+    parts = [(_Mesh.VERTEX, _component(vertices, "vertices"))]
     if faces is not None:
-        parts.append((_Mesh.FACE, _component(faces, "faces", np.int32)))
+        parts.append((_Mesh.FACE, _component(faces, "faces")))
     if colors is not None:
-        parts.append((_Mesh.COLOR, _component(colors, "colors", np.uint8)))
+        parts.append((_Mesh.COLOR, _component(colors, "colors")))
     shapes = {kind: array.shape for kind, array in parts}
     json_config = check_mesh_args(shapes[_Mesh.VERTEX], shapes.get(_Mesh.COLOR), shapes.get(_Mesh.FACE), config_dict)
+    cast = {_Mesh.VERTEX: _vertices, _Mesh.COLOR: _colors,
+            _Mesh.FACE: lambda array: _faces(array, shapes[_Mesh.VERTEX][1])}
+    parts = [(kind, cast[kind](array)) for kind, array in parts]
     components = 0
     for kind, _ in parts:
         components |= 1 << kind

@@ -194,6 +194,7 @@ BAD_PENDING_CALLS = [  # (call on a writer, the argument its error must name fir
     (lambda w: w.add_image("i", jnp.ones((3, 4, 4), jnp.complex64), 0), r"image: expected numeric values"),
     (lambda w: w.add_pr_curve("p", np.ones(2), jnp.ones(2, jnp.complex64), 0), r"predictions: expected numeric"),
     (lambda w: w.add_pr_curve("p", np.ones(2, np.complex64), jnp.ones(2), 0), r"labels: expected numeric values"),
+    (lambda w: w.add_audio("a", jnp.zeros(8, bool), 8000, 0), r"tensor: bool samples have no PCM scale"),
 ]
 
 

@@ -80,6 +80,18 @@ def snapshot(value: Any, kind: str) -> Any:
     return value.detach().clone()  # torch on a device: a copy on the current stream
 
 
+def dtype_name(value: Any, kind: str) -> str:
+    """NumPy's name of a pending numeric `value`'s dtype ("int64", "bfloat16", ...), without waiting."""
+    dtype = value.dtype
+    if kind == "torch-device":
+        return str(dtype).removeprefix("torch.")
+    if kind == "mxnet":
+        import numpy as np
+
+        return np.dtype(dtype).name
+    return str(dtype)
+
+
 def nbytes_of(value: Any) -> int:
     size = 1
     for dim in shape_of(value):

@@ -44,13 +44,14 @@ class MediaMethods:
     """add_histogram, add_image(s), add_audio, add_text, add_pr_curve, ... for SummaryWriter."""
 
     def _deferred_if_pending(self, tag: str, values: dict[str, Any], global_step, walltime, make_summary,
-                             check_shapes) -> bool:
+                             check_shapes, check_dtype=None) -> bool:
         """Logs `make_summary(*values)` without waiting for the JAX/MXNet/device values among `values`
         (name -> value) and returns True; returns False, logging nothing, if there are none.
 
         `check_shapes(*shapes)` (None for a None value) raises the argument errors the encoder would,
-        from the shapes alone, and a complex or other non-numeric dtype is refused here too, so that
-        they reach this call rather than the next one. The other values are copied to NumPy now: a
+        from the shapes alone, and a complex or other non-numeric dtype is refused here too (as is
+        any dtype `check_dtype(name, dtype name)` refuses), so that they reach this call rather than
+        the next one. The other values are copied to NumPy now: a
         later change by the caller must not reach the log either.
         """
         kinds = [_deferred.framework_of(value) for value in values.values()]
@@ -63,6 +64,8 @@ class MediaMethods:
                 dtype = _deferred.nonnumeric_dtype(value, kind)
                 if dtype is not None:  # check_numeric's message
                     raise TypeError(f"{name}: expected numeric values, got dtype {dtype}")
+                if check_dtype is not None:
+                    check_dtype(name, _deferred.dtype_name(value, kind))
             elif value is not None:
                 value = _private_copy(value, name)
             private.append(value)
@@ -186,13 +189,14 @@ class MediaMethods:
         that is no audio rate, five positionals); a call that fits both fails (see tensorboard._orders).
         """
         from tensorboard import summary
-        from tensorboard.summary.audio import check_audio_args
+        from tensorboard.summary.audio import check_audio_args, check_audio_dtype
 
         audio = require("audio", pick("audio", audio, "snd_tensor", snd_tensor))
         sample_rate, global_step, walltime = _orders.audio_args(args, sample_rate, global_step, walltime)
         if self._deferred_if_pending(tag, {"audio": audio}, global_step, walltime,
                                      lambda array: summary.audio(tag, array, sample_rate=sample_rate),
-                                     lambda shape: check_audio_args(shape, sample_rate)):
+                                     lambda shape: check_audio_args(shape, sample_rate),
+                                     lambda name, dtype: check_audio_dtype(dtype)):
             return
         self._add(summary.audio(check_tag(tag), audio, sample_rate=sample_rate), global_step, walltime)
 

@@ -29,6 +29,24 @@ def test_stereo_and_int16_passthrough():
     assert audio.num_channels == 2 and audio.length_frames == 3 and audio.sample_rate == 44100
 
 
+@pytest.mark.parametrize("pcm,expected", [  # each integer dtype's full range onto 16 bits, by dtype alone
+    (np.array([-128, -1, 0, 1, 127], np.int8), [-32768, -256, 0, 256, 32512]),
+    (np.array([0, 127, 128, 255], np.uint8), [-32768, -256, 0, 32512]),  # WAV's 8-bit format: 128 is silence
+    (np.array([0, 32768, 65535], np.uint16), [-32768, 0, 32767]),
+    (np.array([-2**31, -65536, 32767, 32768, 2**31 - 1], np.int32), [-32768, -1, 0, 1, 32767]),
+    (np.array([0, 2**31, 2**32 - 1], np.uint32), [-32768, 0, 32767]),
+])
+def test_integer_pcm_keeps_its_scale(pcm, expected):
+    samples, _, _, _ = read_wav(summary.audio("a", pcm, 8000))
+    assert samples[:, 0].tolist() == expected
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.bool_])
+def test_integers_without_a_pcm_scale_are_refused_not_clipped(dtype):
+    with pytest.raises(TypeError, match=f"^tensor: {np.dtype(dtype).name} samples have no PCM scale"):
+        summary.audio("a", np.array([0, 1, 1000]).astype(dtype), 8000)
+
+
 @pytest.mark.parametrize("tensor,rate,match", [
     (np.zeros((2, 2, 2)), 44100, "^tensor: expected"), (np.zeros(0), 44100, "^tensor: expected"),
     (np.zeros(4), 0, "^sample_rate: "), (np.zeros(4), 22.5, "^sample_rate: "),

@@ -1,4 +1,13 @@
-"""Audio summaries: float samples in [-1, 1] -> 16-bit PCM WAV in the legacy `Summary.Audio`."""
+"""Audio summaries: samples -> 16-bit PCM WAV in the legacy `Summary.Audio`.
+
+Sample rule (by dtype, never by the data, like images' pixel rule):
+  float              [-1, 1] -> -32767..32767 (rounded; clipped; NaN -> 0)
+  int16              as is
+  int8, int32        their full signed range, scaled to 16 bits (int32: rounded)
+  uint8, uint16      their full range around the midpoint (uint8 is WAV's 8-bit format)
+  uint32             likewise, rounded to 16 bits
+Other dtypes (bool, int64, uint64) have no PCM scale: they raise rather than be clipped.
+"""
 from __future__ import annotations
 
 import numbers
@@ -11,7 +20,7 @@ from tensorboard.convert import check_numeric, to_numpy
 from tensorboard.src import summary_pb2
 from tensorboard.summary._common import check_tag
 
-__all__ = ["audio", "encode_wav", "check_audio_args"]
+__all__ = ["audio", "encode_wav", "check_audio_args", "check_audio_dtype"]
 
 
 def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
@@ -23,10 +32,28 @@ def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
     return header + data
 
 
-def _to_pcm16(array: np.ndarray) -> np.ndarray:
-    """Floats in [-1, 1] (clipped; NaN -> 0) to int16; int16 passes through as is."""
+_PCM_SHIFT = {"int8": (0, -8), "uint8": (128, -8), "uint16": (32768, 0), "int32": (0, 16), "uint32": (1 << 31, 16)}
+
+
+def check_audio_dtype(dtype_name: str, name: str = "tensor") -> None:
+    """Raises, naming the argument, unless samples of this dtype (a NumPy name) have a PCM scale."""
+    if dtype_name in _PCM_SHIFT or dtype_name == "int16" or not dtype_name.startswith(("int", "uint", "bool")):
+        return
+    raise TypeError(f"{name}: {dtype_name} samples have no PCM scale; pass floats in [-1, 1] or "
+                    f"int8/int16/int32 (or uint8/uint16/uint32) PCM samples")
+
+
+def _to_pcm16(array: np.ndarray, name: str = "tensor") -> np.ndarray:
+    """Samples as int16 following the module's sample rule."""
     if array.dtype == np.int16:
         return array
+    if array.dtype.kind in "biu":
+        check_audio_dtype(array.dtype.name, name)
+        offset, shift = _PCM_SHIFT[array.dtype.name]
+        wide = array.astype(np.int64) - offset
+        if shift <= 0:
+            return (wide << -shift).astype(np.int16)
+        return np.minimum((wide + (1 << (shift - 1))) >> shift, 32767).astype(np.int16)  # rounded
     scaled = np.multiply(array, 32767.0, dtype=np.float64)
     np.clip(scaled, -32767.0, 32767.0, out=scaled)
     scaled[np.isnan(scaled)] = 0.0
@@ -50,9 +77,11 @@ def check_audio_args(shape: Sequence[int], sample_rate: int, name: str = "tensor
 
 def audio(tag: str, tensor: Any, sample_rate: int = 44100) -> summary_pb2.Summary:
     """An audio summary: `tensor` is (length,) mono or (length, channels); floats in [-1, 1]
-    are clipped and quantized to 16 bits; int16 samples are kept as they are."""
+    are clipped and quantized to 16 bits; int16 samples are kept, other PCM integers rescaled
+    (see the module's sample rule)."""
     check_tag(tag)
     array = check_numeric(to_numpy(tensor, "tensor"), "tensor")
+    check_audio_dtype(array.dtype.name)
     check_audio_args(array.shape, sample_rate)
     if array.ndim == 1:
         array = array[:, None]

@@ -9,6 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from tensorboard import summary
 from tensorboard.convert import check_numeric, to_float, to_numpy
 
 
@@ -123,3 +124,30 @@ def test_ml_dtypes_bfloat16_widened_if_available():
 
 def test_float64_is_not_narrowed():
     assert to_numpy(ArrayLike(np.array([0.1]))).dtype == np.float64
+
+
+
+BYTE_ORDER_CALLS = {  # encoder -> a call on pixels in byte order `o` ("<" or ">")
+    "image uint16": lambda a, o: summary.image("t", a.astype(o + "u2"), dataformats="HW"),
+    "image int16": lambda a, o: summary.image("t", (a - 30000).astype(o + "i2"), dataformats="HW"),
+    "video uint16": lambda a, o: summary.video("t", np.stack([a, a[::-1]]).astype(o + "u2")[None, :, None], fps=4),
+    "histogram float16": lambda a, o: summary.histogram("t", (a / 7.0).astype(o + "f2")),
+    "histogram float64": lambda a, o: summary.histogram("t", (a * 1e-3).astype(o + "f8")),
+    "audio int16": lambda a, o: summary.audio("t", (a - 30000).reshape(-1).astype(o + "i2"), 8000),
+    "audio int32": lambda a, o: summary.audio("t", (a * 60000).reshape(-1).astype(o + "i4"), 8000),
+    "pr_curve": lambda a, o: summary.pr_curve("t", (a.reshape(-1) % 2).astype(o + "i8"),
+                                              (a.reshape(-1) / 65535).astype(o + "f4")),
+    "mesh": lambda a, o: summary.mesh("t", a[:, :3].astype(o + "f8"), faces=np.array([[0, 1, 1]], o + "i8")),
+}
+
+
+@pytest.mark.parametrize("encoder", sorted(BYTE_ORDER_CALLS))
+def test_big_endian_arrays_encode_as_their_little_endian_twins(encoder):
+    pixels = np.array([[0, 100, 200, 250], [30000, 40000, 60000, 65535]], dtype=np.int64)
+    call = BYTE_ORDER_CALLS[encoder]
+    assert call(pixels, ">").SerializeToString() == call(pixels, "<").SerializeToString()
+
+
+def test_big_endian_arrays_come_back_native():
+    array = to_numpy(np.arange(4, dtype=">u2"))
+    assert array.dtype == np.uint16 and array.dtype.isnative and array.tolist() == [0, 1, 2, 3]

@@ -53,7 +53,15 @@ def test_fractional_steps_truncate_with_a_warning_like_the_peers(tmp_path):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             sw.add_scalar("x", 2.0, 0.29 * 100)  # 28.999999999999996: a whole number in all but rounding
-    assert scalars(upstream_read(tmp_path)["runs"]["."], "x") == [(2, 1.0), (29, 2.0)]
+            sw.add_scalar("x", 3.0, sum([0.1] * 1000))  # 99.9999999999986: rounding error accumulated
+            sw.add_scalar("x", 4.0, 2500000000.0000005)  # two float steps above a whole number
+        for step, logged in ((2500000001.5, 2500000001), (3000000000.9, 3000000000), (1e15 + 0.5, 10**15)):
+            message = f"global_step {step!r} is not a whole number: logged at step {logged}"
+            with pytest.warns(UserWarning, match=message):
+                sw.add_scalar("big", 5.0, step)  # a large step's fraction is not rounded away
+    run = upstream_read(tmp_path)["runs"]["."]
+    assert scalars(run, "x") == [(2, 1.0), (29, 2.0), (100, 3.0), (2500000000, 4.0)]
+    assert [step for step, _ in scalars(run, "big")] == [2500000001, 3000000000, 10**15]
 
 
 # -- steps and values out of range -----------------------------------------------------------------
@@ -153,13 +161,24 @@ def test_add_pr_curve_orders(tmp_path):
 
 
 def test_add_histogram_takes_seed_001s_bins_in_third_place(tmp_path):
+    import torch
+
     with tensorboard.SummaryWriter(tmp_path) as sw:
         sw.add_histogram("seed", np.arange(100.0), "auto", 3)
         sw.add_histogram("torch", np.arange(100.0), 4, bins=5)
+        # one element is a step, not a sequence of edges (a bucket needs two)
+        sw.add_histogram("one", np.arange(100.0), torch.tensor([5]))
+        sw.add_histogram("one", np.arange(100.0), np.array([7]))
+        with pytest.raises(TypeError, match=r"^global_step must be an int, got list"):
+            sw.add_histogram("bad", np.arange(100.0), [7])
+        with pytest.raises(ValueError, match=r"^bins: a sequence of edges needs at least two"):
+            sw.add_histogram("bad", np.arange(100.0), 8, bins=[5])
     hist = upstream_read(tmp_path)["runs"]["."]["histograms"]
     assert hist["seed"][0][0] == 3 and len(hist["seed"][0][1]["bucket"]) == len(np.histogram_bin_edges(
         np.arange(100.0), "auto")) - 1
     assert hist["torch"][0][0] == 4 and len(hist["torch"][0][1]["bucket"]) == 5
+    assert [step for step, _ in hist["one"]] == [5, 7] and all(h["num"] == 100 for _, h in hist["one"])
+    assert "bad" not in hist
 
 
 def test_add_hparams_name_and_positional_forms(tmp_path):

@@ -1,4 +1,6 @@
 """projector.write_embedding: file contents, config merging, validation, and upstream's view."""
+import warnings
+
 import numpy as np
 import pytest
 from google.protobuf import text_format
@@ -55,6 +57,17 @@ def test_write_embedding_files_and_config(tmp_path):
     assert list(entry.tensor_shape) == [10, 3]
     assert entry.sprite.image_path == "00003/emb%2Fone/sprite.png"
     assert list(entry.sprite.single_image_dim) == [5, 4]
+
+
+def test_float64_beyond_float32_is_written_as_inf_with_a_warning(tmp_path):
+    matrix = np.array([[1e300, 1.0], [-1e300, np.inf], [np.nan, 2.0]])
+    with pytest.warns(UserWarning, match="^mat: 2 finite values are beyond float32's range and are written as inf"):
+        projector.write_embedding(FS, str(tmp_path), matrix, tag="big")
+    parsed = parse_tsv((tmp_path / "big" / "tensors.tsv").read_bytes())
+    np.testing.assert_array_equal(parsed, [[np.inf, 1.0], [-np.inf, np.inf], [np.nan, 2.0]])
+    with warnings.catch_warnings():  # infinities and NaN the caller passed warn nothing
+        warnings.simplefilter("error")
+        projector.write_embedding(FS, str(tmp_path), np.array([[1e38, np.inf], [np.nan, -1e38]]), tag="fine")
 
 
 def test_config_merges_and_replaces(tmp_path):

@@ -26,8 +26,10 @@ INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 def check_step(global_step, name: str = "global_step") -> int:
     """An int64 step (None means 0); accepts NumPy ints, floats and 0-d/1-element tensors.
 
-    Floats are rounded when within 1e-9 of a whole number (0.07 * 100 is 7.000000000000001) and
-    otherwise truncated with a warning, as MXBoard, tensorboardX and torch truncate with int().
+    Floats are rounded when within a relative 1e-9 of a whole number (0.07 * 100 is
+    7.000000000000001), but never by more than 0.001 or two float steps, so a large step's real
+    fraction (2500000001.5) is not rounded away; otherwise they are truncated with a warning, as
+    MXBoard, tensorboardX and torch truncate with int().
     Steps outside int64 raise instead of wrapping around in the encoding.
     """
     if global_step is None:
@@ -45,7 +47,7 @@ def check_step(global_step, name: str = "global_step") -> int:
         if not math.isfinite(value):
             raise ValueError(f"{name} must be a whole number, got {global_step!r}")
         nearest = round(value)
-        if abs(value - nearest) <= 1e-9 * max(1.0, abs(value)):
+        if abs(value - nearest) <= min(1e-9 * max(1.0, abs(value)), max(1e-3, 2 * math.ulp(value))):
             return check_step(int(nearest), name)
         truncated = int(value)
         warnings.warn(f"{name} {global_step!r} is not a whole number: logged at step {truncated} (truncated, "

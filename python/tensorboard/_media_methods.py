@@ -2,6 +2,8 @@
 and meshes. Each converts nothing itself: `tensorboard.summary` encodes, the writer queues."""
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 from tensorboard import _deferred, _orders
@@ -36,8 +38,16 @@ def _private_copy(value: Any, name: str) -> Any:
 
 
 def _is_bins(value: Any) -> bool:
-    """True for what can only be seed 001's positional `bins`: a str rule or a sequence of edges."""
-    return isinstance(value, (str, list, tuple)) or getattr(value, "ndim", 0) >= 1
+    """True for what can only be seed 001's positional `bins`: a str rule or a sequence of edges.
+
+    One element is no sequence of edges (a bucket needs two) but may be a step: [5], a 1-element tensor.
+    """
+    if isinstance(value, (list, tuple)):
+        return len(value) != 1
+    if isinstance(value, str):
+        return True
+    shape = getattr(value, "shape", None)
+    return shape is not None and len(shape) >= 1 and math.prod(int(d) for d in shape) != 1
 
 
 class MediaMethods:
@@ -94,12 +104,10 @@ class MediaMethods:
 
     def add_histogram_raw(self, tag: str, min, max, num, sum, sum_squares, bucket_limits, bucket_counts,
                           global_step=None, walltime=None) -> None:
-        """Logs a histogram from precomputed statistics and buckets."""
-        if len(bucket_limits) != len(bucket_counts):
-            raise ValueError("bucket_limits and bucket_counts must have the same length")
-        histo = summary_pb2.HistogramProto(min=float(min), max=float(max), num=float(num), sum=float(sum),
-                                           sum_squares=float(sum_squares), bucket_limit=list(map(float, bucket_limits)),
-                                           bucket=list(map(float, bucket_counts)))
+        """Logs a histogram from precomputed statistics and buckets (checked: see histogram_raw_proto)."""
+        from tensorboard.summary.histogram import histogram_raw_proto
+
+        histo = histogram_raw_proto(min, max, num, sum, sum_squares, bucket_limits, bucket_counts)
         self._add(summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=check_tag(tag), histo=histo)]),
                   global_step, walltime)
 

@@ -79,10 +79,16 @@ def _widen_exotic(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def _native(array: np.ndarray) -> np.ndarray:
+    """`array` in the machine's byte order: encoders compare dtypes, view bit patterns and write
+    tensor_content as native little-endian; a big-endian array ('>u2' from a file) would be misread."""
+    return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
+
+
 def _as_array(value: Any, name: str) -> np.ndarray:
-    """`value` as a NumPy array, keeping NumPy-extension dtypes (ml_dtypes' bfloat16...) as they are."""
+    """`value` as a NumPy array in native byte order, keeping NumPy-extension dtypes (ml_dtypes' bfloat16...)."""
     if isinstance(value, np.ndarray):
-        return value
+        return value if value.dtype.isnative else _native(value)
     if value is None:
         raise TypeError(f"{name}: expected an array-like value, got None")
     if isinstance(value, (str, bytes)):
@@ -97,7 +103,7 @@ def _as_array(value: Any, name: str) -> np.ndarray:
     if module.startswith("tensorflow") and hasattr(value, "numpy"):
         return np.asarray(value.numpy())
     try:  # NumPy scalars, lists, JAX arrays, anything with __array__
-        return np.asarray(value)
+        return _native(np.asarray(value))
     except Exception as exc:  # pragma: no cover - depends on the foreign type
         raise TypeError(f"{name}: cannot convert {type(value).__name__} to an array: {exc}") from exc
 

@@ -177,6 +177,17 @@ def _write_stream(fs, path: str, chunks: Iterator[bytes]) -> None:
         fs.write_bytes(path, b"".join(chunks))
 
 
+def _warn_beyond_float32(matrix: np.ndarray) -> None:
+    """Warns, naming `mat`, when finite float64 values will be written as float32's ±inf."""
+    if matrix.dtype.kind != "f" or matrix.dtype.itemsize <= 4:
+        return
+    with np.errstate(invalid="ignore"):
+        beyond = np.count_nonzero((np.abs(matrix) > np.finfo(np.float32).max) & np.isfinite(matrix))
+    if beyond:
+        warnings.warn(f"mat: {beyond} finite values are beyond float32's range and are written as inf or -inf",
+                      stacklevel=4)
+
+
 def write_embedding(fs, run_dir: str, mat: Any, metadata: Any = None, label_img: Any = None, tag: str = "default",
                     global_step: Optional[int] = None, metadata_header: Optional[Sequence[str]] = None) -> str:
     """Writes one embedding's files and merges its entry into `<run_dir>/projector_config.pbtxt`.
@@ -194,6 +205,7 @@ def write_embedding(fs, run_dir: str, mat: Any, metadata: Any = None, label_img:
     if global_step is not None and (isinstance(global_step, bool) or not isinstance(global_step, (int, np.integer))
                                     or global_step < 0):
         raise ValueError(f"global_step: expected a non-negative int or None, got {global_step!r}")
+    _warn_beyond_float32(matrix)
     rows = matrix.shape[0]
     # validate everything before writing anything
     metadata_data = None if metadata is None else _metadata_bytes(metadata, rows, metadata_header)

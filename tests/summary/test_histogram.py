@@ -1,13 +1,16 @@
 """summary.histogram: TensorBoard's default buckets computed fast, and exactly."""
 import importlib
+import warnings
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
+import tensorboard
 from tensorboard import summary
 from tensorboard.summary.histogram import default_bucket_limits, histogram_proto
+from upstream import upstream_read
 
 LIMITS = default_bucket_limits()
 
@@ -140,7 +143,59 @@ def test_bad_values(values, error, match):
 def test_bad_bins_and_max_bins():
     with pytest.raises(ValueError, match="^bins: "):
         summary.histogram("h", [1, 2], bins="nonsense")
+    for edges in ([5], np.array([5.0]), []):  # NumPy takes these and counts nothing
+        with pytest.raises(ValueError, match="^bins: a sequence of edges needs at least two"):
+            summary.histogram("h", [1, 2], bins=edges)
     with pytest.raises(ValueError, match="^max_bins: "):
         summary.histogram("h", [1, 2], max_bins=0)
     with pytest.raises(TypeError, match="^tag: "):
         summary.histogram(3, [1, 2])
+
+
+@pytest.mark.parametrize("values,what", [(np.array([1e300, 1.0]), "sum of squares"),
+                                         (np.array([1.7e308, 1.7e308]), "sum")])
+def test_sums_beyond_float64_are_logged_as_inf_with_a_warning(values, what):
+    with pytest.warns(UserWarning, match=f"^values: the {what} of the values is beyond float64's range"):
+        histo = histogram_proto(values)
+    assert (histo.min, histo.max, histo.num) == (values.min(), values.max(), 2.0)
+    assert np.isinf(histo.sum_squares) and sum(histo.bucket) == 2
+
+
+def test_finite_sums_warn_nothing():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        histogram_proto(np.array([1e150, -1e150, 3.0]))
+
+
+RAW = dict(min=-1.0, max=2.0, num=3, sum=1.5, sum_squares=5.25, bucket_limits=[0.0, 1.0, 2.0],
+           bucket_counts=[1, 1, 1])
+
+
+def test_raw_histogram_keeps_what_it_is_given(tmp_path):
+    import torch
+
+    with tensorboard.SummaryWriter(tmp_path) as writer:
+        writer.add_histogram_raw("raw", **dict(RAW, bucket_limits=np.array(RAW["bucket_limits"]),
+                                              bucket_counts=torch.tensor([1, 1, 1]), num=np.int64(3)), global_step=4)
+    ((step, histo),) = upstream_read(tmp_path)["runs"]["."]["histograms"]["raw"]
+    assert step == 4 and (histo["min"], histo["max"], histo["num"], histo["sum"], histo["sum_squares"]) == (
+        -1.0, 2.0, 3.0, 1.5, 5.25)
+    assert list(histo["bucket_limit"]) == [0.0, 1.0, 2.0] and list(histo["bucket"]) == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("change,match", [
+    (dict(min=np.nan), "^min: expected a number, got NaN"),
+    (dict(min=3.0), "^min and max: min 3.0 is above max 2.0"),
+    (dict(num=-1), "^num: expected a non-negative number"),
+    (dict(sum_squares=-1.0), "^sum_squares: expected a non-negative number"),
+    (dict(bucket_limits=[10.0, 5.0, 1.0]), "^bucket_limits: expected increasing right edges"),
+    (dict(bucket_limits=[0.0, np.nan, 2.0]), "^bucket_limits: expected increasing right edges without NaN"),
+    (dict(bucket_counts=[1, -1, 1]), r"^bucket_counts: expected finite, non-negative counts, got range \[-1.0, 1.0\]"),
+    (dict(bucket_counts=[1, np.inf, 1]), "^bucket_counts: expected finite"),
+    (dict(bucket_counts=[1, 1]), "^bucket_limits and bucket_counts: expected the same, non-zero length, got 3 and 2"),
+    (dict(bucket_limits=[], bucket_counts=[]), "^bucket_limits and bucket_counts: .* got 0 and 0"),
+])
+def test_raw_histogram_refuses_what_cannot_be_drawn(tmp_path, change, match):
+    with tensorboard.SummaryWriter(tmp_path) as writer:
+        with pytest.raises(ValueError, match=match):
+            writer.add_histogram_raw("raw", **dict(RAW, **change), global_step=0)

@@ -44,6 +44,12 @@ def test_raw():
     (dict(labels=[1, 0], predictions=[0.5, 1.5]), "^predictions: "),
     (dict(labels=[1, 0], predictions=[0.5, 0.5], num_thresholds=0), "^num_thresholds: "),
     (dict(labels=[1, 0], predictions=[0.5, 0.5], weights=[1, 2, 3]), "^weights: "),
+    # weights that would write negative counts, recalls below 0 or NaN curves
+    (dict(labels=[1, 0], predictions=[0.5, 0.5], weights=[-1.0, 2.0]),
+     r"^weights: expected finite, non-negative weights, got range \[-1.0, 2.0\]$"),
+    (dict(labels=[1, 0], predictions=[0.5, 0.5], weights=[np.nan, 2.0]), "^weights: .* with NaN$"),
+    (dict(labels=[1, 0], predictions=[0.5, 0.5], weights=[np.inf, 2.0]), "^weights: expected finite"),
+    (dict(labels=[1, 0], predictions=[0.5, 0.5], weights=-2), "^weights: expected finite, non-negative"),
 ])
 def test_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -53,3 +59,9 @@ def test_errors(kwargs, match):
 def test_raw_errors():
     with pytest.raises(ValueError, match="^precision: expected num_thresholds=2 values, got 3"):
         summary.pr_curve_raw("r", [1, 1], [1, 1], [1, 1], [1, 1], [1, 2, 3], [1, 1], num_thresholds=2)
+    with pytest.raises(ValueError, match="^true_negative_counts: values beyond float32's range"):
+        summary.pr_curve_raw("r", [1, 1], [1, 1], [1e300, 1], [1, 1], [1, 1], [1, 1], num_thresholds=2)
+    # zero weights, and infinities the caller passed, stay as they are
+    assert rows(summary.pr_curve("pr", [1, 0], [0.5, 0.5], num_thresholds=2, weights=[0.0, 1.0]))[0].tolist() == [0, 0]
+    assert np.isinf(rows(summary.pr_curve_raw("r", [np.inf, 1], [1, 1], [1, 1], [1, 1], [1, 1], [1, 1],
+                                              num_thresholds=2))[0, 0])

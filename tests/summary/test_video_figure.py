@@ -1,5 +1,6 @@
 """summary.video (animated GIF) and summary.figure / figure_to_image (matplotlib)."""
 import io
+import warnings
 
 import numpy as np
 import pytest
@@ -16,6 +17,36 @@ def test_video_frames_and_timing():
     for index in range(4):
         gif.seek(index)
         assert set(np.asarray(gif.convert("L")).reshape(-1)) == {index * 60}
+
+
+def gif_delays(value) -> list:
+    """Each frame's delay in ms, read from the GIF's own graphic control blocks (1/100 s units)."""
+    data = value.image.encoded_image_string
+    delays, at = [], data.find(b"\x21\xf9\x04")
+    while at >= 0:
+        delays.append(10 * int.from_bytes(data[at + 4:at + 6], "little"))
+        at = data.find(b"\x21\xf9\x04", at + 1)
+    return delays
+
+
+@pytest.mark.parametrize("fps,delay", [(10, 100), (24, 40), (25, 40), (30, 30), (50, 20), (0.5, 2000)])
+def test_video_delays_are_the_nearest_whole_centiseconds(fps, delay):
+    video = np.zeros((1, 2, 1, 3, 3), np.uint8)
+    video[0, 1] = 255
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (value,) = summary.video("v", video, fps=fps).value
+    assert gif_delays(value) == [delay, delay]
+
+
+@pytest.mark.parametrize("fps,delay,played", [(60, 20, "50"), (200, 20, "50"), (1000, 20, "50"),
+                                              (0.001, 655350, "0.0015259 ")])
+def test_video_rates_a_gif_cannot_play_warn_naming_fps(fps, delay, played):
+    video = np.zeros((1, 2, 1, 3, 3), np.uint8)
+    video[0, 1] = 255
+    with pytest.warns(UserWarning, match=f"^fps: a GIF cannot play {fps:g} frames/s in a browser; written at {played}"):
+        (value,) = summary.video("v", video, fps=fps).value
+    assert gif_delays(value) == [delay, delay]
 
 
 def test_video_rgb_float_and_layout():

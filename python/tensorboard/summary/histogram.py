@@ -12,17 +12,18 @@ min/max/sum can't be drawn, and silently dropping them would hide a diverged run
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from tensorboard.convert import check_numeric, to_numpy_bits16
+from tensorboard.convert import check_numeric, to_float, to_numpy, to_numpy_bits16
 from tensorboard.src import summary_pb2
 from tensorboard.summary import _histogram_counts as _counts
 from tensorboard.summary._common import check_tag
 from tensorboard.summary._histogram_counts import default_bucket_limits
 
-__all__ = ["histogram", "default_bucket_limits", "histogram_proto", "check_histogram_args"]
+__all__ = ["histogram", "default_bucket_limits", "histogram_proto", "histogram_raw_proto", "check_histogram_args"]
 
 Bins = Union[str, int, Sequence[float], np.ndarray]
 
@@ -101,6 +102,8 @@ def check_histogram_args(shape: Sequence[int], bins: Bins = "tensorflow", max_bi
     if math.prod(int(d) for d in shape) == 0:
         raise ValueError(f"{name}: cannot make a histogram of an empty array")
     if not (isinstance(bins, str) and bins in _DEFAULT_BINS):
+        if not isinstance(bins, str) and np.ndim(bins) == 1 and len(bins) < 2:
+            raise ValueError(f"bins: a sequence of edges needs at least two (one bucket), got {list(bins)!r}")
         try:  # NumPy's own checks of `bins` (a positive int, a rule's name, increasing edges), on one value
             np.histogram_bin_edges(np.zeros(1), bins=bins)
         except (ValueError, TypeError) as exc:
@@ -126,6 +129,10 @@ def histogram_proto(values: Any, bins: Bins = "tensorflow", max_bins: Optional[i
             flat = _counts.pattern_values(fmt).take(flat)
         flat = flat.astype(_work_dtype(flat.dtype), copy=False)
         lo, hi, total, squares, default_counts = _floats(flat, name)
+    if not (math.isfinite(total) and math.isfinite(squares)):
+        what = "sum" if not math.isfinite(total) else "sum of squares"
+        warnings.warn(f"{name}: the {what} of the values is beyond float64's range and is logged as inf "
+                      f"(the buckets, min and max are exact)", stacklevel=3)
     if isinstance(bins, str) and bins in _DEFAULT_BINS:
         limits, counts = _compact(default_bucket_limits(), default_counts)
     else:
@@ -140,6 +147,39 @@ def histogram_proto(values: Any, bins: Bins = "tensorflow", max_bins: Optional[i
         limits, counts = _limit_buckets(limits, counts, int(max_bins))
     return summary_pb2.HistogramProto(min=lo, max=hi, num=float(array.size), sum=total, sum_squares=squares,
                                       bucket_limit=limits.tolist(), bucket=counts.astype(np.float64).tolist())
+
+
+def _raw_number(value: Any, name: str) -> float:
+    number = to_float(value, name)
+    if math.isnan(number):
+        raise ValueError(f"{name}: expected a number, got NaN")
+    return number
+
+
+def histogram_raw_proto(min: Any, max: Any, num: Any, sum: Any, sum_squares: Any, bucket_limits: Any,
+                        bucket_counts: Any) -> summary_pb2.HistogramProto:
+    """A HistogramProto from precomputed statistics, checked so that TensorBoard can draw it:
+    bucket i counts values in (bucket_limits[i-1], bucket_limits[i]]; limits must increase and
+    counts be finite and non-negative; min <= max; nothing may be NaN."""
+    low, high = _raw_number(min, "min"), _raw_number(max, "max")
+    count, total, squares = _raw_number(num, "num"), _raw_number(sum, "sum"), _raw_number(sum_squares, "sum_squares")
+    if low > high:
+        raise ValueError(f"min and max: min {low} is above max {high}")
+    if count < 0 or squares < 0:
+        raise ValueError(f"{'num' if count < 0 else 'sum_squares'}: expected a non-negative number, "
+                         f"got {count if count < 0 else squares}")
+    limits = check_numeric(to_numpy(bucket_limits, "bucket_limits"), "bucket_limits").astype(np.float64).reshape(-1)
+    counts = check_numeric(to_numpy(bucket_counts, "bucket_counts"), "bucket_counts").astype(np.float64).reshape(-1)
+    if len(limits) != len(counts) or not len(limits):
+        raise ValueError(f"bucket_limits and bucket_counts: expected the same, non-zero length, "
+                         f"got {len(limits)} and {len(counts)}")
+    if np.isnan(limits).any() or (np.diff(limits) <= 0).any():
+        raise ValueError("bucket_limits: expected increasing right edges without NaN")
+    if not (np.isfinite(counts).all() and counts.min() >= 0):
+        raise ValueError(f"bucket_counts: expected finite, non-negative counts, "
+                         f"got range [{counts.min()}, {counts.max()}]")
+    return summary_pb2.HistogramProto(min=low, max=high, num=count, sum=total, sum_squares=squares,
+                                      bucket_limit=limits.tolist(), bucket=counts.tolist())
 
 
 def histogram(tag: str, values: Any, bins: Bins = "tensorflow",

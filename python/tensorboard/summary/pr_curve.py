@@ -66,6 +66,9 @@ def pr_curve(tag: str, labels: Any, predictions: Any, num_thresholds: int = 127,
         weight = np.full_like(scores, float(weight.reshape(-1)[0]))
     else:
         weight = weight.reshape(-1).astype(np.float64)
+    if weight.size and not (np.isfinite(weight).all() and weight.min() >= 0):
+        raise ValueError(f"weights: expected finite, non-negative weights, got range [{weight.min()}, {weight.max()}]"
+                         + (" with NaN" if np.isnan(weight).any() else ""))
     positive = truth.astype(np.float64)
     bucket = np.floor(scores * (count - 1)).astype(np.intp)  # one threshold: every prediction is at or above 0
     tp_per_bucket = np.bincount(bucket, weights=positive * weight, minlength=count)
@@ -99,5 +102,9 @@ def pr_curve_raw(tag: str, true_positive_counts: Any, false_positive_counts: Any
         array = check_numeric(to_numpy(series, name), name).reshape(-1)
         if array.size != count:
             raise ValueError(f"{name}: expected num_thresholds={count} values, got {array.size}")
-        rows.append(array.astype(np.float32))
+        with np.errstate(over="ignore"):
+            narrow = array.astype(np.float32)
+        if np.isinf(narrow).sum() > np.isinf(array).sum():
+            raise ValueError(f"{name}: values beyond float32's range (largest magnitude {np.abs(array).max():g})")
+        rows.append(narrow)
     return _summary(tag, np.stack(rows), count)

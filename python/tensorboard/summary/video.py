@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -12,7 +13,7 @@ from tensorboard.summary._common import check_tag
 from tensorboard.summary._layout import arrange, arranged_shape
 from tensorboard.summary.image import make_grid, to_uint8
 
-__all__ = ["video", "encode_gif", "check_video_args"]
+__all__ = ["video", "encode_gif", "gif_delay", "check_video_args"]
 
 
 def encode_gif(frames: np.ndarray, fps: float) -> bytes:
@@ -27,10 +28,24 @@ def encode_gif(frames: np.ndarray, fps: float) -> bytes:
     else:  # GIF has no real alpha; drop it
         images = [Image.fromarray(np.ascontiguousarray(frame[:, :, :3]), mode="RGB") for frame in frames]
     buffer = io.BytesIO()
-    duration = max(1, int(round(1000.0 / fps)))
-    images[0].save(buffer, format="GIF", save_all=True, append_images=images[1:], duration=duration, loop=0,
-                   optimize=False)
+    images[0].save(buffer, format="GIF", save_all=True, append_images=images[1:], duration=10 * gif_delay(fps),
+                   loop=0, optimize=False)
     return buffer.getvalue()
+
+
+_MIN_DELAY = 2  # centiseconds: browsers play shorter GIF delays (0 or 1) as 10, i.e. at 10 frames/s
+_MAX_DELAY = 65535  # the format's 16-bit field
+
+
+def gif_delay(fps: float) -> int:
+    """The GIF frame delay, in the format's 1/100 s, nearest to `fps`; warns, naming fps, when the
+    format or the browsers cannot play that rate (above 50 frames/s, or slower than one per 655 s)."""
+    delay = round(100.0 / fps)
+    if fps > 100 / _MIN_DELAY or delay > _MAX_DELAY:
+        delay = min(max(delay, _MIN_DELAY), _MAX_DELAY)
+        warnings.warn(f"fps: a GIF cannot play {fps:g} frames/s in a browser; written at {100 / delay:g} frames/s "
+                      f"(delays are whole 1/100 s, at least 2)", stacklevel=4)
+    return delay
 
 
 def check_video_args(shape: Sequence[int], fps: float, dataformats: str, name: str = "tensor") -> None:
@@ -47,7 +62,9 @@ def check_video_args(shape: Sequence[int], fps: float, dataformats: str, name: s
 
 def video(tag: str, tensor: Any, fps: float = 4, dataformats: str = "NTCHW") -> summary_pb2.Summary:
     """An animated GIF of a video batch. `dataformats` letters: N (optional, tiled into a grid per
-    frame), T (frames), C (1, 3 or 4; optional), H, W. Pixel values follow `image`'s rule."""
+    frame), T (frames), C (1, 3 or 4; optional), H, W. Pixel values follow `image`'s rule. GIF
+    stores frame delays in whole 1/100 s: the rate played is the nearest 100/k frames/s (24 -> 25),
+    at most 50."""
     check_tag(tag)
     array = to_numpy(tensor, "tensor")
     check_video_args(array.shape, fps, dataformats)

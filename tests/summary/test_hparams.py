@@ -1,4 +1,6 @@
 """summary.hparams: experiment / session start / session end in the hparams plugin's format."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -50,3 +52,20 @@ def test_discrete_domains():
 def test_errors_name_the_key(args, kwargs, error, match):
     with pytest.raises(error, match=match):
         summary.hparams(*args, **kwargs)
+
+
+@pytest.mark.parametrize("value,logged", [(2**53 + 1, 2.0**53), (np.int64(2**53 + 1), 2.0**53),
+                                          (2**64 + 1, 2.0**64), (np.longdouble(10) ** 400, np.inf)])
+def test_numbers_a_double_cannot_hold_warn_naming_the_key(value, logged):
+    with pytest.warns(UserWarning, match=r"^hparam_dict\['seed'\]: .* is not a float64 \(hparams store doubles\); "
+                                         r"logged as "):
+        experiment, start, _ = summary.hparams({"seed": value}, {})
+    assert parse(start)[1].session_start_info.hparams["seed"].number_value == logged
+
+
+def test_exact_numbers_warn_nothing():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, start, _ = summary.hparams({"a": 2**53, "b": np.float32(0.1), "c": np.inf, "d": np.int64(-7), "e": 1.5}, {})
+    values = parse(start)[1].session_start_info.hparams
+    assert [values[k].number_value for k in "abcde"] == [2.0**53, float(np.float32(0.1)), np.inf, -7.0, 1.5]

@@ -5,8 +5,10 @@ The writer logs the three summaries (and the metric scalars) into that run's dir
 """
 from __future__ import annotations
 
+import math
 import numbers
 import time
+import warnings
 from typing import Any, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -32,8 +34,24 @@ def _plain(value: Any, where: str):
     if isinstance(value, (bool, str)):
         return value
     if isinstance(value, numbers.Real):
-        return float(value)
+        with np.errstate(over="ignore"):  # np.longdouble beyond float64
+            number = float(value)
+        if isinstance(value, numbers.Integral):
+            changed = int(number) != value
+        else:
+            changed = math.isinf(number) and not _infinite(value)
+        if changed:
+            warnings.warn(f"{where}: {value!r:.60} is not a float64 (hparams store doubles); logged as {number!r}",
+                          stacklevel=4)
+        return number
     raise TypeError(f"{where}: expected bool, str, int or float, got {type(value).__name__} {value!r:.40}")
+
+
+def _infinite(value: numbers.Real) -> bool:
+    try:
+        return value in (math.inf, -math.inf)
+    except (TypeError, ValueError):  # pragma: no cover - exotic number types
+        return False
 
 
 def _proto_value(value) -> ProtoValue:

@@ -54,3 +54,9 @@ def test_integers_without_a_pcm_scale_are_refused_not_clipped(dtype):
 def test_errors(tensor, rate, match):
     with pytest.raises(ValueError, match=match):
         summary.audio("a", tensor, sample_rate=rate)
+
+
+def test_int32_samples_within_int16_range_warn_that_they_are_near_silence():
+    with pytest.warns(UserWarning, match=r"^tensor: int32 samples are 32-bit PCM, and these peak below 2\*\*15"):
+        samples, _, _, _ = read_wav(summary.audio("a", np.array([1000, -2000, 30000], np.int32), 8000))
+    assert samples[:, 0].tolist() == [0, 0, 0]  # the dtype rule still holds: the warning says so

@@ -1,5 +1,6 @@
 """summary.histogram: TensorBoard's default buckets computed fast, and exactly."""
 import importlib
+import re
 import warnings
 
 import numpy as np
@@ -144,7 +145,8 @@ def test_bad_bins_and_max_bins():
     with pytest.raises(ValueError, match="^bins: "):
         summary.histogram("h", [1, 2], bins="nonsense")
     for edges in ([5], np.array([5.0]), []):  # NumPy takes these and counts nothing
-        with pytest.raises(ValueError, match="^bins: a sequence of edges needs at least two"):
+        with pytest.raises(ValueError, match="^bins: a sequence of edges needs at least two .*got "
+                                               + re.escape(str(np.asarray(edges).tolist())) + "$"):
             summary.histogram("h", [1, 2], bins=edges)
     with pytest.raises(ValueError, match="^max_bins: "):
         summary.histogram("h", [1, 2], max_bins=0)
@@ -183,13 +185,28 @@ def test_raw_histogram_keeps_what_it_is_given(tmp_path):
     assert list(histo["bucket_limit"]) == [0.0, 1.0, 2.0] and list(histo["bucket"]) == [1.0, 1.0, 1.0]
 
 
+@pytest.mark.parametrize("change", [
+    dict(bucket_limits=[0.0, 0.0, 2.0], bucket_counts=[1, 0, 2]),  # linspace edges over constant data
+    dict(min=np.finfo(np.float64).max, max=-np.finfo(np.float64).max, num=0, sum=0.0, sum_squares=0.0,
+         bucket_counts=[0, 0, 0]),  # TensorFlow's empty histogram
+    dict(bucket_limits=[0.0, 1.0, np.finfo(np.float64).max]),
+])
+def test_raw_histograms_tensorboard_can_draw_are_kept(tmp_path, change):
+    with tensorboard.SummaryWriter(tmp_path) as writer:
+        writer.add_histogram_raw("raw", **dict(RAW, **change), global_step=1)
+    ((step, histo),) = upstream_read(tmp_path)["runs"]["."]["histograms"]["raw"]
+    expected = dict(RAW, **change)
+    assert step == 1 and list(histo["bucket_limit"]) == expected["bucket_limits"]
+    assert list(histo["bucket"]) == expected["bucket_counts"] and histo["min"] == expected["min"]
+
+
 @pytest.mark.parametrize("change,match", [
     (dict(min=np.nan), "^min: expected a number, got NaN"),
     (dict(min=3.0), "^min and max: min 3.0 is above max 2.0"),
     (dict(num=-1), "^num: expected a non-negative number"),
     (dict(sum_squares=-1.0), "^sum_squares: expected a non-negative number"),
-    (dict(bucket_limits=[10.0, 5.0, 1.0]), "^bucket_limits: expected increasing right edges"),
-    (dict(bucket_limits=[0.0, np.nan, 2.0]), "^bucket_limits: expected increasing right edges without NaN"),
+    (dict(bucket_limits=[10.0, 5.0, 1.0]), "^bucket_limits: expected non-decreasing right edges"),
+    (dict(bucket_limits=[0.0, np.nan, 2.0]), "^bucket_limits: expected non-decreasing right edges without NaN"),
     (dict(bucket_counts=[1, -1, 1]), r"^bucket_counts: expected finite, non-negative counts, got range \[-1.0, 1.0\]"),
     (dict(bucket_counts=[1, np.inf, 1]), "^bucket_counts: expected finite"),
     (dict(bucket_counts=[1, 1]), "^bucket_limits and bucket_counts: expected the same, non-zero length, got 3 and 2"),

@@ -31,11 +31,20 @@ def test_integer_colors_faces_and_wide_vertices_keep_their_values():
     assert np.frombuffer(color.tensor.tensor_content, np.uint8).tolist() == [255, 0, 7] * 4
 
 
+def test_whole_number_float_faces_are_indices():  # torch.Tensor([...]) is float32
+    import torch
+
+    proto = summary.mesh("m", np.zeros((4, 3)), faces=torch.Tensor([[[0, 1, 2], [0, 2, 3]]]))
+    assert np.frombuffer(proto.value[1].tensor.tensor_content, np.int32).tolist() == [0, 1, 2, 0, 2, 3]
+
+
 @pytest.mark.parametrize("kwargs,match", [  # values a cast would wrap, truncate or overflow into other data
     (dict(faces=[[0, 1, 2 ** 32 + 1]]), r"^faces: vertex indices must lie in 0\.\.3 .*got 0\.\.4294967297"),
     (dict(faces=[[0, 1, -1]]), r"^faces: vertex indices must lie in 0\.\.3"),
     (dict(faces=[[0, 1, 4]]), r"^faces: vertex indices must lie in 0\.\.3"),
-    (dict(faces=[[0.5, 1, 2]]), "^faces: expected integer vertex indices, got dtype float64"),
+    (dict(faces=[[0.5, 1, 2]]), "^faces: expected integer vertex indices, got dtype float64 with fractions"),
+    (dict(faces=[[np.nan, 1, 2]]), "^faces: expected integer vertex indices, got dtype float64 with fractions"),
+    (dict(faces=[[4.0, 1, 2]]), r"^faces: vertex indices must lie in 0\.\.3"),
     (dict(colors=[[300, 0, 0]] * 4), r"^colors: expected RGB values in 0\.\.255 .*got 0\.\.300"),
     (dict(colors=[[-5, 0, 0]] * 4), r"^colors: .*got -5\.\.0"),
     (dict(colors=[[256.0, 0, 0]] * 4), "^colors: expected RGB values"),

@@ -47,7 +47,7 @@ def test_raw():
     # weights that would write negative counts, recalls below 0 or NaN curves
     (dict(labels=[1, 0], predictions=[0.5, 0.5], weights=[-1.0, 2.0]),
      r"^weights: expected finite, non-negative weights, got range \[-1.0, 2.0\]$"),
-    (dict(labels=[1, 0], predictions=[0.5, 0.5], weights=[np.nan, 2.0]), "^weights: .* with NaN$"),
+    (dict(labels=[1, 0], predictions=[0.5, 0.5], weights=[np.nan, 2.0]), "^weights: .* got NaN$"),
     (dict(labels=[1, 0], predictions=[0.5, 0.5], weights=[np.inf, 2.0]), "^weights: expected finite"),
     (dict(labels=[1, 0], predictions=[0.5, 0.5], weights=-2), "^weights: expected finite, non-negative"),
 ])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numbers
 import struct
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -51,6 +52,9 @@ def _to_pcm16(array: np.ndarray, name: str = "tensor") -> np.ndarray:
         check_audio_dtype(array.dtype.name, name)
         offset, shift = _PCM_SHIFT[array.dtype.name]
         wide = array.astype(np.int64) - offset
+        if shift == 16 and wide.size and np.abs(wide).max() < 1 << 15:
+            warnings.warn(f"{name}: {array.dtype.name} samples are 32-bit PCM, and these peak below 2**15, "
+                          f"so they are near silence at 16 bits; pass int16 for 16-bit PCM", stacklevel=3)
         if shift <= 0:
             return (wide << -shift).astype(np.int16)
         return np.minimum((wide + (1 << (shift - 1))) >> shift, 32767).astype(np.int16)  # rounded

@@ -103,7 +103,8 @@ def check_histogram_args(shape: Sequence[int], bins: Bins = "tensorflow", max_bi
         raise ValueError(f"{name}: cannot make a histogram of an empty array")
     if not (isinstance(bins, str) and bins in _DEFAULT_BINS):
         if not isinstance(bins, str) and np.ndim(bins) == 1 and len(bins) < 2:
-            raise ValueError(f"bins: a sequence of edges needs at least two (one bucket), got {list(bins)!r}")
+            raise ValueError(f"bins: a sequence of edges needs at least two (one bucket), "
+                             f"got {np.asarray(bins).tolist()}")
         try:  # NumPy's own checks of `bins` (a positive int, a rule's name, increasing edges), on one value
             np.histogram_bin_edges(np.zeros(1), bins=bins)
         except (ValueError, TypeError) as exc:
@@ -159,11 +160,11 @@ def _raw_number(value: Any, name: str) -> float:
 def histogram_raw_proto(min: Any, max: Any, num: Any, sum: Any, sum_squares: Any, bucket_limits: Any,
                         bucket_counts: Any) -> summary_pb2.HistogramProto:
     """A HistogramProto from precomputed statistics, checked so that TensorBoard can draw it:
-    bucket i counts values in (bucket_limits[i-1], bucket_limits[i]]; limits must increase and
-    counts be finite and non-negative; min <= max; nothing may be NaN."""
+    bucket i counts values in (bucket_limits[i-1], bucket_limits[i]]; limits must never decrease,
+    counts be finite and non-negative, min <= max unless num is 0, and nothing may be NaN."""
     low, high = _raw_number(min, "min"), _raw_number(max, "max")
     count, total, squares = _raw_number(num, "num"), _raw_number(sum, "sum"), _raw_number(sum_squares, "sum_squares")
-    if low > high:
+    if low > high and count > 0:  # an empty histogram: TensorFlow writes min=DBL_MAX, max=-DBL_MAX
         raise ValueError(f"min and max: min {low} is above max {high}")
     if count < 0 or squares < 0:
         raise ValueError(f"{'num' if count < 0 else 'sum_squares'}: expected a non-negative number, "
@@ -173,8 +174,8 @@ def histogram_raw_proto(min: Any, max: Any, num: Any, sum: Any, sum_squares: Any
     if len(limits) != len(counts) or not len(limits):
         raise ValueError(f"bucket_limits and bucket_counts: expected the same, non-zero length, "
                          f"got {len(limits)} and {len(counts)}")
-    if np.isnan(limits).any() or (np.diff(limits) <= 0).any():
-        raise ValueError("bucket_limits: expected increasing right edges without NaN")
+    if np.isnan(limits).any() or (np.diff(limits) < 0).any():  # equal edges: linspace over constant data
+        raise ValueError("bucket_limits: expected non-decreasing right edges without NaN")
     if not (np.isfinite(counts).all() and counts.min() >= 0):
         raise ValueError(f"bucket_counts: expected finite, non-negative counts, "
                          f"got range [{counts.min()}, {counts.max()}]")

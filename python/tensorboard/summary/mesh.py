@@ -47,9 +47,12 @@ def _vertices(array: np.ndarray) -> np.ndarray:
 
 
 def _faces(array: np.ndarray, num_vertices: int) -> np.ndarray:
-    """int32 faces: integer indices of existing vertices, never wrapped or truncated into other vertices."""
+    """int32 faces: whole-number indices of existing vertices, never wrapped or truncated into other vertices."""
+    if array.dtype.kind == "f" and np.isfinite(array).all() and (array == np.rint(array)).all():
+        array = array.astype(np.int64)  # torch.Tensor([...]) is float32: whole numbers are indices as they are
     if array.dtype.kind not in "iu":
-        raise ValueError(f"faces: expected integer vertex indices, got dtype {array.dtype}")
+        raise ValueError(f"faces: expected integer vertex indices, got dtype {array.dtype}"
+                         + (" with fractions or non-finite values" if array.dtype.kind == "f" else ""))
     if array.size and (array.min() < 0 or array.max() >= num_vertices):
         raise ValueError(f"faces: vertex indices must lie in 0..{num_vertices - 1} (the vertices' count), "
                          f"got {array.min()}..{array.max()}")

@@ -67,8 +67,8 @@ def pr_curve(tag: str, labels: Any, predictions: Any, num_thresholds: int = 127,
     else:
         weight = weight.reshape(-1).astype(np.float64)
     if weight.size and not (np.isfinite(weight).all() and weight.min() >= 0):
-        raise ValueError(f"weights: expected finite, non-negative weights, got range [{weight.min()}, {weight.max()}]"
-                         + (" with NaN" if np.isnan(weight).any() else ""))
+        got = "NaN" if np.isnan(weight).any() else f"range [{weight.min()}, {weight.max()}]"
+        raise ValueError(f"weights: expected finite, non-negative weights, got {got}")
     positive = truth.astype(np.float64)
     bucket = np.floor(scores * (count - 1)).astype(np.intp)  # one threshold: every prediction is at or above 0
     tp_per_bucket = np.bincount(bucket, weights=positive * weight, minlength=count)

@@ -3,7 +3,6 @@ and meshes. Each converts nothing itself: `tensorboard.summary` encodes, the wri
 from __future__ import annotations
 
 import math
-
 from typing import Any
 
 from tensorboard import _deferred, _orders
@@ -61,8 +60,8 @@ class MediaMethods:
         `check_shapes(*shapes)` (None for a None value) raises the argument errors the encoder would,
         from the shapes alone, and a complex or other non-numeric dtype is refused here too (as is
         any dtype `check_dtype(name, dtype name)` refuses), so that they reach this call rather than
-        the next one. The other values are copied to NumPy now: a
-        later change by the caller must not reach the log either.
+        the next one. The other values are copied to NumPy now: a later change by the caller must
+        not reach the log either.
         """
         kinds = [_deferred.framework_of(value) for value in values.values()]
         if all(kind is None for kind in kinds):

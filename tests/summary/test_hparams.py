@@ -48,6 +48,7 @@ def test_discrete_domains():
     (({"a": 1}, {}), {"hparam_domain_discrete": {"b": [1]}}, ValueError, r"^hparam_domain_discrete\['b'\]"),
     (({"a": 1}, {}), {"hparam_domain_discrete": {"a": ["x"]}}, TypeError, r"^hparam_domain_discrete\['a'\]\[0\]"),
     (([1], {}), {}, TypeError, "^hparam_dict: "),
+    (({"a": 10**400}, {}), {}, ValueError, r"^hparam_dict\['a'\]: 1000.* is beyond float64's range"),
 ])
 def test_errors_name_the_key(args, kwargs, error, match):
     with pytest.raises(error, match=match):

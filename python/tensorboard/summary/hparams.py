@@ -34,8 +34,11 @@ def _plain(value: Any, where: str):
     if isinstance(value, (bool, str)):
         return value
     if isinstance(value, numbers.Real):
-        with np.errstate(over="ignore"):  # np.longdouble beyond float64
-            number = float(value)
+        try:
+            with np.errstate(over="ignore"):  # np.longdouble beyond float64
+                number = float(value)
+        except OverflowError:  # a Python int beyond float64
+            raise ValueError(f"{where}: {value!r:.60} is beyond float64's range (hparams store doubles)") from None
         if isinstance(value, numbers.Integral):
             changed = int(number) != value
         else:

@@ -44,6 +44,15 @@ def test_named_scalar_of_the_wrong_shape_fails_naming_value(tmp_path):
             sw.add_scalar("t", (1.0, 2.0), 0)
         with pytest.raises(ValueError, match="tag_scalar_dict key '../x' would name a run outside the logdir"):
             sw.add_scalars("t", {"../x": 1.0}, 0)
+        sw.add_scalars("t", {"x": 1.0, "y/z": 2.0}, 0)
+        for key in ("./x", "x/", ".", "y//z"):  # the same directory as another key's run ("" is refused as a tag)
+            with pytest.raises(ValueError, match=f"^tag_scalar_dict key {key!r} has an empty or '.' path part"):
+                sw.add_scalars("t", {"y": 0.5, key: 3.0}, 1)
+        with pytest.raises(ValueError, match="^main_tag 't/' has an empty or '.' path part"):
+            sw.add_scalars("t/", {"x": 4.0}, 2)
+    runs = upstream_read(tmp_path)["runs"]
+    assert scalars(runs["t/x"], "t") == [(0, 1.0)] and scalars(runs["t/y/z"], "t") == [(0, 2.0)]
+    assert "t/y" not in runs  # refused calls log none of their keys
 
 
 def test_fractional_steps_truncate_with_a_warning_like_the_peers(tmp_path):

@@ -37,6 +37,9 @@ def test_file_writer_low_level_api(tmp_path):
     graph = graph_pb2.GraphDef(node=[graph_pb2.NodeDef(name="a", op="Const"),
                                      graph_pb2.NodeDef(name="b", op="Relu", input=["a"])])
     writer.add_graph(graph)
+    with pytest.raises(ValueError, match="^status: expected one of STATUS_UNSPECIFIED, START, STOP, CHECKPOINT, "
+                                         "got 'start'"):
+        writer.add_session_log("start", 4)
     writer.close()
     writer.close()
     assert steps_values(tmp_path, "train-accuracy") == [(0, 0.5), (1, 0.75), (2, 0.875), (3, 1.0)]
@@ -162,6 +165,23 @@ def test_purge_step_drops_later_events_in_upstream(tmp_path):
             writer.add_scalar("loss", 100.0 + step, step)
     assert steps_values(tmp_path, "loss") == [(0, 0.0), (1, 1.0), (2, 2.0), (3, 3.0), (4, 4.0),
                                                (5, 105.0), (6, 106.0), (7, 107.0)]
+
+
+def test_files_rolled_over_in_one_second_sort_before_the_runs_next_writer(tmp_path):
+    """Rollovers (max_file_bytes) within a second must not stamp files in the future: upstream reads a
+    run's files in name order, so a reopened writer's or a purge_step restart's file would come first."""
+    writer = tensorboard.SummaryWriter(str(tmp_path), max_file_bytes=300)
+    for step in range(40):
+        writer.add_scalar("x", float(step), step)
+    writer.close()
+    assert len(os.listdir(tmp_path)) > 3  # several rollovers, mostly within one second
+    writer.add_scalar("x", 99.0, 40)  # reopens: a new file in the same run
+    writer.close()
+    assert [s for s, _ in steps_values(tmp_path, "x")] == list(range(41))
+    with tensorboard.SummaryWriter(str(tmp_path), purge_step=20) as restarted:
+        for step in range(20, 25):
+            restarted.add_scalar("x", 100.0 + step, step)
+    assert steps_values(tmp_path, "x") == [(s, float(s)) for s in range(20)] + [(s, 100.0 + s) for s in range(20, 25)]
 
 
 def run_python(code, cwd):

@@ -13,10 +13,13 @@ from tensorboard._args import check_float32, check_step, check_tag, check_wallti
 
 
 def _run_part(text: str, name: str) -> str:
-    """A sub-run path part from a tag or key; refuses parts that would leave the logdir."""
+    """A sub-run path part from a tag or key; refuses parts that would leave the logdir, and empty
+    or "." parts, which would write into another key's run ("./x", "x/" and "x" are one directory)."""
     parts = text.replace(os.sep, "/").split("/")
     if text.startswith(("/", os.sep)) or ".." in parts or (os.altsep and os.altsep in text):
         raise ValueError(f"{name} {text!r} would name a run outside the logdir")
+    if "" in parts or "." in parts:
+        raise ValueError(f"{name} {text!r} has an empty or '.' path part, so its run would be another's")
     return text
 
 

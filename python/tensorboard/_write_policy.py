@@ -39,8 +39,12 @@ class WritePolicy:
         self.paths.append(path)
 
     def _next_path(self) -> str:
-        """A new file name that sorts after every file this writer started (readers go in name order)."""
-        stamp = max(int(time.time()), max(map(file_stamp, self.paths), default=0) + 1)
+        """A new file name that sorts after every file this writer started (readers go in name order).
+
+        Never stamped ahead of the clock: files of one second sort by the process's file counter, and
+        a stamp in the future would sort this run's next writer (a reopen, a purge_step restart) first.
+        """
+        stamp = max(int(time.time()), max(map(file_stamp, self.paths), default=0))
         return self._storage.join(self.logdir, event_file_name(self._suffix, now=stamp))
 
     def _file_dirty(self) -> bool:

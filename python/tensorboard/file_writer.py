@@ -150,6 +150,9 @@ class FileWriter:
 
     def add_session_log(self, status: str = "START", global_step=None, walltime=None, msg: str = "") -> None:
         """Logs a SessionLog; START at a step makes readers drop events from that step on (restarts)."""
+        names = event_pb2.SessionLog.SessionStatus.keys()
+        if status not in names:
+            raise ValueError(f"status: expected one of {', '.join(names)}, got {status!r}")
         status_value = event_pb2.SessionLog.SessionStatus.Value(status)
         event = event_pb2.Event(wall_time=check_walltime(walltime), step=check_step(global_step),
                                 session_log=event_pb2.SessionLog(status=status_value, msg=msg))

@@ -3,6 +3,7 @@
 Run in a subprocess with KERAS_BACKEND set (Keras fixes its backend at import):
     keras_fit_script.py fit LOGDIR KIND CALLBACK_KWARGS_JSON OUT_JSON    (KIND: sequential|functional|embedding)
     keras_fit_script.py errors OUT_JSON
+    keras_fit_script.py diverged LOGDIR OUT_JSON   (weight histograms of a model whose weights hold NaN/inf)
 """
 import json
 import sys
@@ -108,8 +109,29 @@ def errors(out, logdir):
     json.dump(result, open(out, "w"))
 
 
+def diverged(logdir, out):
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3, name="dense")])
+    model.compile("sgd", "mse")
+    kernel, bias = model.layers[0].get_weights()
+    kernel[0, :] = np.nan
+    bias[:] = np.inf
+    model.layers[0].set_weights([kernel, bias])
+    callback = TensorBoard(logdir, histogram_freq=1)  # driven as fit() drives it: a step would spread the NaN
+    callback.set_model(model)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        callback.on_train_begin()
+        callback.on_epoch_begin(0)
+        callback.on_epoch_end(0, {"loss": 1.0})
+        callback.on_train_end()
+    messages = [str(w.message) for w in caught if "NaN or infinite" in str(w.message)]
+    json.dump({"messages": messages, "tensorflow_imported": "tensorflow" in sys.modules}, open(out, "w"))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "fit":
         fit(sys.argv[2], sys.argv[3], json.loads(sys.argv[4]), sys.argv[5])
+    elif sys.argv[1] == "diverged":
+        diverged(sys.argv[2], sys.argv[3])
     else:
         errors(sys.argv[2], sys.argv[3])

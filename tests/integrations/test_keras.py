@@ -194,3 +194,15 @@ def test_bad_arguments_raise_clear_errors(backend, tmp_path):
     assert "TensorFlow" in seen["profile_batch"][1]
     kind, messages = seen["subclassed_graph"]
     assert kind is None and any("write_graph" in m and "no graph written" in m for m in messages)
+
+
+def test_non_finite_weights_warn_naming_the_weight(tmp_path):
+    """A diverged weight's histogram counts only its finite values: the callback says so, per weight."""
+    out = tmp_path / "diverged.json"
+    run_script("jax", "diverged", str(tmp_path / "logs"), str(out))
+    messages = json.loads(out.read_text())["messages"]
+    assert any("'sequential/dense/kernel': 3 of 12 values are NaN or infinite at epoch 0" in m for m in messages)
+    assert any("'sequential/dense/bias': 3 of 3 values" in m and "so none is written" in m for m in messages)
+    histograms = upstream_read(tmp_path / "logs")["runs"]["train"]["histograms"]
+    assert [h["num"] for _, h in histograms["sequential/dense/kernel/histogram"]] == [9.0]
+    assert "sequential/dense/bias/histogram" not in histograms

@@ -220,6 +220,10 @@ class TensorBoard(keras.callbacks.Callback):
                 name = weight.path.replace(":", "_")
                 values = _keras_arrays.to_numpy(weight)
                 finite = values[np.isfinite(values)] if values.dtype.kind == "f" else values.reshape(-1)
+                if finite.size < values.size:  # a diverged run: say so rather than let the histogram shrink
+                    warnings.warn(f"weight {weight.path!r}: {values.size - finite.size} of {values.size} values are "
+                                  f"NaN or infinite at epoch {epoch}; its histogram counts only the finite ones"
+                                  + ("" if finite.size else ", so none is written"), RuntimeWarning, stacklevel=2)
                 if finite.size:
                     writer.add_histogram(f"{name}/histogram", finite, global_step=epoch)
                 if self.write_images:

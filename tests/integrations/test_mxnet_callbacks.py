@@ -62,3 +62,16 @@ def test_graph_is_logged(fitted):
     run, _ = fitted
     names = {n["name"] for n in run["graph"]["node"]}
     assert {"fc1/FullyConnected", "fc1/weight", "relu1", "softmax"} <= names
+
+
+@pytest.mark.parametrize("frequency", [0, -1, 2.7, "4", True, None])
+def test_callback_frequency_must_be_a_positive_int(tmp_path, frequency):
+    """A frequency the callbacks would have rounded or clamped (0 -> 1, 2.7 -> 2) raises naming it."""
+    import tensorboard
+    from tensorboard.integrations.mxnet import LogMetricsCallback, LogParamsCallback
+
+    with tensorboard.SummaryWriter(tmp_path) as writer:
+        for callback in (LogMetricsCallback, LogParamsCallback):
+            with pytest.raises(ValueError, match=f"^frequency: expected a positive int .*got {frequency!r}$"):
+                callback(writer, frequency=frequency)
+        assert LogMetricsCallback(writer, frequency=3).frequency == 3

@@ -15,6 +15,7 @@ Every callable works with a `SummaryWriter` (add_scalar/add_histogram) or a `Fil
 """
 from __future__ import annotations
 
+import numbers
 import re
 from typing import Any, Callable
 
@@ -24,6 +25,13 @@ from tensorboard.convert import to_numpy
 from tensorboard.integrations._common import log_histogram, log_scalar
 
 __all__ = ["LogMetricsCallback", "LogParamsCallback", "GradientMonitor", "gradient_names", "histogram_stat_func"]
+
+
+def _check_frequency(frequency: Any) -> int:
+    """A positive whole number of batches; raises naming `frequency` rather than round or clamp it."""
+    if isinstance(frequency, bool) or not isinstance(frequency, numbers.Integral) or frequency < 1:
+        raise ValueError(f"frequency: expected a positive int (every N batches), got {frequency!r}")
+    return int(frequency)
 
 
 class LogMetricsCallback:
@@ -41,7 +49,7 @@ class LogMetricsCallback:
             raise ValueError(f"every must be 'auto', 'batch' or 'epoch', not {every!r}")
         self.writer = writer
         self.prefix = prefix
-        self.frequency = max(1, int(frequency))
+        self.frequency = _check_frequency(frequency)
         self.every = every
         self.step = step
         self.batches = 0
@@ -84,7 +92,7 @@ class LogParamsCallback:
         self.writer = writer
         self.pattern = re.compile(pattern)
         self.prefix = prefix
-        self.frequency = max(1, int(frequency))
+        self.frequency = _check_frequency(frequency)
         self.include_aux = include_aux
         self.bins = bins
         self.batches = 0

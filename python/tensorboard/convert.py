@@ -11,6 +11,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from tensorboard._args import FLOAT32_MAX
+
 __all__ = ["to_numpy", "to_numpy_bits16", "to_float", "check_numeric"]
 
 # NumPy dtypes from ml_dtypes (JAX/TF bfloat16, float8...) that most NumPy code can't use.
@@ -88,7 +90,7 @@ def _native(array: np.ndarray) -> np.ndarray:
 def _as_array(value: Any, name: str) -> np.ndarray:
     """`value` as a NumPy array in native byte order, keeping NumPy-extension dtypes (ml_dtypes' bfloat16...)."""
     if isinstance(value, np.ndarray):
-        return value if value.dtype.isnative else _native(value)
+        return _native(value)
     if value is None:
         raise TypeError(f"{name}: expected an array-like value, got None")
     if isinstance(value, (str, bytes)):
@@ -113,6 +115,15 @@ def check_numeric(array: np.ndarray, name: str) -> np.ndarray:
     if array.dtype.kind not in "biuf":
         raise TypeError(f"{name}: expected numeric values, got dtype {array.dtype}")
     return array
+
+
+def count_beyond_float32(array: np.ndarray) -> int:
+    """How many finite values of a wider float array float32 cannot hold (the array twin of
+    `_args.check_float32`): a cast to float32 would write them as ±inf."""
+    if array.dtype.kind != "f" or array.dtype.itemsize <= 4:
+        return 0
+    with np.errstate(invalid="ignore"):
+        return int(np.count_nonzero((np.abs(array) > FLOAT32_MAX) & np.isfinite(array)))
 
 
 def to_float(value: Any, name: str = "value") -> float:

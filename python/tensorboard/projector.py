@@ -15,7 +15,7 @@ from urllib.parse import quote
 import numpy as np
 from google.protobuf import text_format
 
-from tensorboard.convert import check_numeric, to_numpy
+from tensorboard.convert import check_numeric, count_beyond_float32, to_numpy
 from tensorboard.src import projector_config_pb2
 from tensorboard.summary._png import encode_png
 from tensorboard.summary.image import to_uint8
@@ -179,10 +179,7 @@ def _write_stream(fs, path: str, chunks: Iterator[bytes]) -> None:
 
 def _warn_beyond_float32(matrix: np.ndarray) -> None:
     """Warns, naming `mat`, when finite float64 values will be written as float32's ±inf."""
-    if matrix.dtype.kind != "f" or matrix.dtype.itemsize <= 4:
-        return
-    with np.errstate(invalid="ignore"):
-        beyond = np.count_nonzero((np.abs(matrix) > np.finfo(np.float32).max) & np.isfinite(matrix))
+    beyond = count_beyond_float32(matrix)
     if beyond:
         warnings.warn(f"mat: {beyond} finite values are beyond float32's range and are written as inf or -inf",
                       stacklevel=4)

@@ -13,7 +13,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from tensorboard.convert import check_numeric, to_numpy
+from tensorboard.convert import check_numeric, count_beyond_float32, to_numpy
 from tensorboard.src import mesh_pb2, summary_pb2
 from tensorboard.summary._common import check_tag, make_metadata, make_tensor
 
@@ -39,10 +39,9 @@ def _component(value: Any, name: str) -> np.ndarray:
 
 def _vertices(array: np.ndarray) -> np.ndarray:
     """float32 vertices; finite values beyond float32's range are refused, not turned into inf."""
-    if array.dtype.kind == "f" and array.dtype.itemsize > 4:
-        finite = array[np.isfinite(array)]
-        if finite.size and np.abs(finite).max() > np.finfo(np.float32).max:
-            raise ValueError(f"vertices: values beyond float32's range (largest magnitude {np.abs(finite).max():g})")
+    if count_beyond_float32(array):
+        largest = np.abs(array[np.isfinite(array)]).max()
+        raise ValueError(f"vertices: values beyond float32's range (largest magnitude {largest:g})")
     return array.astype(np.float32)
 
 

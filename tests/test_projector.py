@@ -175,3 +175,92 @@ def test_storage_without_write_chunks_gets_joined_bytes(tmp_path):
     matrix = RNG.standard_normal((20, 3)).astype(np.float32)
     projector.write_embedding(BytesOnly(), str(tmp_path), matrix, tag="t")
     assert (tmp_path / "t" / "tensors.tsv").read_bytes() == projector.tsv_bytes(matrix)
+
+
+@pytest.mark.parametrize("metadata,header", [
+    (["a", "", "c"], None), (["a", " \t", "c"], None), (["a", "\ufeff", "c"], None),
+    ([["a", "1"], ["", " "], ["c", "3"]], ["name", "n"]),
+])
+def test_blank_labels_are_refused_since_the_projector_skips_blank_lines(tmp_path, metadata, header):
+    with pytest.raises(ValueError, match=r"^metadata\[1\]: an empty or blank label"):
+        projector.write_embedding(FS, str(tmp_path), np.zeros((3, 2)), metadata=metadata, metadata_header=header)
+    with pytest.raises(ValueError, match="^metadata_header: the column names must not all be blank"):
+        projector.write_embedding(FS, str(tmp_path), np.zeros((1, 2)), metadata=[["a", "b"]],
+                                  metadata_header=["", " "])
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_rows_as_dicts_one_column_headers_and_numeric_labels(tmp_path):
+    torch = pytest.importorskip("torch")
+    records = [{"id": 1, "name": "cat", "extra": 0}, {"name": "", "id": 2}]  # df.to_dict("records")
+    projector.write_embedding(FS, str(tmp_path), np.zeros((2, 2)), metadata=records, metadata_header=["name", "id"],
+                              tag="dicts")
+    with pytest.warns(UserWarning, match=r"^metadata_header: one column \('label'\) has no header line"):
+        projector.write_embedding(FS, str(tmp_path), np.zeros((2, 2)), metadata=[["x"], ["y"]],
+                                  metadata_header=["label"], tag="one")
+    projector.write_embedding(FS, str(tmp_path), np.zeros((3, 2)), metadata=np.array([0.1, 0.7, 2], np.float32),
+                              tag="floats")
+    projector.write_embedding(FS, str(tmp_path), np.zeros((2, 2)), metadata=list(torch.tensor([3, 7])), tag="ints")
+    with pytest.raises(ValueError, match=r"^metadata\[1\]: no value for column 'id'"):
+        projector.write_embedding(FS, str(tmp_path), np.zeros((2, 2)), metadata=[{"id": 1}, {"x": 2}],
+                                  metadata_header=["id"], tag="missing")
+    metadata = {e["tensor_name"]: e["metadata"] for e in upstream_read(tmp_path)["runs"]["."]["projector"]["embeddings"]}
+    assert metadata == {"dicts": ["name\tid", "cat\t1", "\t2"], "one": ["x", "y"], "floats": ["0.1", "0.7", "2.0"],
+                        "ints": ["3", "7"]}
+
+
+@pytest.mark.parametrize("metadata", ["dog", b"dog", {"a": 1, "b": 2, "c": 3}, {"x", "y", "z"}])
+def test_metadata_that_is_no_sequence_of_labels_is_refused(tmp_path, metadata):
+    """add_embedding(mat, "dog") (a tag where tensorboardX takes metadata) must not label rows d, o, g."""
+    with pytest.raises(TypeError, match="^metadata: expected a sequence with one label per embedding row"):
+        projector.write_embedding(FS, str(tmp_path), np.zeros((3, 2)), metadata=metadata)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_names_the_projector_cannot_tell_apart_are_refused(tmp_path):
+    projector.write_embedding(FS, str(tmp_path), np.ones((2, 2)), tag="x", global_step=1)
+    projector.write_embedding(FS, str(tmp_path), np.ones((2, 2)), tag="emb")
+    for tag, step in (("x:00001", None), ("emb:0", None)):
+        with pytest.raises(ValueError, match="^tag: the embedding would be named .* choose another tag"):
+            projector.write_embedding(FS, str(tmp_path), np.zeros((2, 2)), tag=tag, global_step=step)
+    projector.write_embedding(FS, str(tmp_path), np.full((2, 2), 2.0), tag="x", global_step=1)  # same files: replaced
+    view = upstream_read(tmp_path)["runs"]["."]["projector"]["embeddings"]
+    assert [e["tensor_name"] for e in view] == ["x:00001", "emb"]
+    assert as_array(view[0]["tensor"]).tolist() == [[2.0, 2.0]] * 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["00001", "emb", "projector_config.pbtxt"]
+
+
+def test_dot_tags_stay_inside_the_run_directory(tmp_path):
+    run = tmp_path / "run"
+    for tag in (".", ".."):
+        projector.write_embedding(FS, str(run), np.full((1, 2), len(tag)), tag=tag, metadata=["p"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+    assert sorted(p.name for p in run.iterdir()) == ["%2E", "%2E%2E", "projector_config.pbtxt"]
+    view = upstream_read(tmp_path)["runs"]["run"]["projector"]["embeddings"]
+    assert [(e["tensor_name"], as_array(e["tensor"]).tolist(), e["metadata"]) for e in view] == [
+        (".", [[1.0, 1.0]], ["p"]), ("..", [[2.0, 2.0]], ["p"])]
+
+
+def test_embeddings_from_many_threads_all_stay_in_the_config(tmp_path):
+    import threading
+
+    def log(worker):
+        for i in range(25):
+            projector.write_embedding(FS, str(tmp_path), np.full((2, 2), worker), tag=f"w{worker}", global_step=i)
+
+    threads = [threading.Thread(target=log, args=(w,)) for w in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    names = {e["tensor_name"] for e in upstream_read(tmp_path)["runs"]["."]["projector"]["embeddings"]}
+    assert names == {f"w{w}:{i:05d}" for w in range(8) for i in range(25)}
+
+
+def test_a_sprite_beyond_the_projectors_8192_px_is_refused(tmp_path):
+    with pytest.raises(ValueError, match=r"^label_img: 10000 thumbnails of 100x90 px tile into a 10000x9000 px "
+                                         r"sprite, beyond the 8192 px .* at most 81 px on each side"):
+        projector.write_embedding(FS, str(tmp_path), np.zeros((10000, 2)), label_img=np.zeros((10000, 1, 100, 90)))
+    assert list(tmp_path.iterdir()) == []
+    projector.write_embedding(FS, str(tmp_path), np.zeros((10000, 2)), label_img=np.zeros((10000, 1, 81, 81)))
+    assert projector.sprite_image(np.zeros((4, 1, 4096, 4096), np.uint8), 4).shape == (8192, 8192, 1)

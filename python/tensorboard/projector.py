@@ -8,7 +8,9 @@ only falls back to binary on a decode error, which binary data doesn't reliably 
 from __future__ import annotations
 
 import math
+import threading
 import warnings
+from collections.abc import Mapping, Set
 from typing import Any, Iterator, Optional, Sequence
 from urllib.parse import quote
 
@@ -23,6 +25,7 @@ from tensorboard.summary.image import to_uint8
 __all__ = ["write_embedding", "tsv_bytes", "tsv_chunks", "sprite_image", "CONFIG_NAME"]
 
 CONFIG_NAME = "projector_config.pbtxt"
+_config_lock = threading.Lock()  # writers in several threads update one run's config
 _DIGITS = 9  # significant digits: enough for every float32 to read back exactly
 # ASCII lookup tables: "0000".."9999", and "e-46\t".."e+39\t" for float32 exponents
 _FOUR_DIGITS = np.frombuffer("".join(f"{i:04d}" for i in range(10000)).encode(), np.uint8).reshape(10000, 4)
@@ -31,6 +34,7 @@ _EXPONENTS = np.frombuffer("".join(f"e{i:+03d}\t" for i in range(_MIN_EXPONENT, 
                            np.uint8).reshape(-1, 5)
 
 
+_MAX_SPRITE_PX = 8192  # the Projector refuses a wider or taller sprite image
 _CHUNK_VALUES = 1 << 12  # numbers formatted per chunk (whole rows): ~3 MB of temporaries, cache-friendly
 
 
@@ -108,32 +112,74 @@ def tsv_bytes(matrix: np.ndarray) -> bytes:
     return b"".join(tsv_chunks(matrix))
 
 
-def _clean_label(label: Any) -> str:
+def _label_text(label: Any) -> str:
+    """One metadata cell as text: bytes as UTF-8, 0-d arrays and tensors by their value (a float32
+    label reads "0.1", not its float64 widening), tabs and line breaks as spaces (they delimit cells)."""
+    if not isinstance(label, (str, bytes)) and getattr(label, "shape", None) == ():
+        label = to_numpy(label, "metadata")[()]  # a NumPy scalar: str() of its own precision
     text = label.decode("utf-8", "replace") if isinstance(label, bytes) else str(label)
     return text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
 
 
+def _label_list(metadata: Any) -> list:
+    """`metadata` as a list of labels (rows); an array's items keep their own dtype (NumPy scalars)."""
+    if isinstance(metadata, (str, bytes, Mapping, Set)):
+        raise TypeError(f"metadata: expected a sequence with one label per embedding row, got "
+                        f"{type(metadata).__name__} {metadata!r:.40}")
+    if hasattr(metadata, "shape"):
+        return list(to_numpy(metadata, "metadata"))
+    return list(metadata)
+
+
+def _row_cells(label: Any, header: Sequence[str], index: int) -> list:
+    """The cells of metadata row `index`: a sequence of len(header), or a mapping keyed by the header."""
+    if isinstance(label, Mapping):
+        missing = [name for name in header if name not in label]
+        if missing:
+            raise ValueError(f"metadata[{index}]: no value for column {missing[0]!r} of metadata_header")
+        return [label[name] for name in header]
+    cells = [label] if isinstance(label, (str, bytes)) or not hasattr(label, "__len__") else list(label)
+    if len(cells) != len(header):
+        raise ValueError(f"metadata[{index}]: expected {len(header)} columns (metadata_header), got {len(cells)}")
+    return cells
+
+
+def _check_not_blank(line: str, index: int) -> str:
+    """The Projector skips blank lines, which would give every later row the next row's labels."""
+    if not line.replace("\ufeff", "").strip():  # what JavaScript's trim() removes
+        raise ValueError(f"metadata[{index}]: an empty or blank label; the Projector skips blank metadata lines, "
+                         "which would shift every later label by one: give it a visible placeholder")
+    return line
+
+
 def _metadata_bytes(metadata: Any, rows: int, header: Optional[Sequence[str]]) -> bytes:
-    """metadata.tsv: one label per line, or a header line plus tab-separated columns."""
-    labels = list(to_numpy(metadata, "metadata").tolist()) if hasattr(metadata, "shape") else list(metadata)
+    """metadata.tsv: one label per line, or a header line plus tab-separated columns (two or more:
+    the Projector tells a header by its tab, so one column has no header line)."""
+    labels = _label_list(metadata)
     if len(labels) != rows:
         raise ValueError(f"metadata: expected one label per embedding row ({rows}), got {len(labels)}")
-    lines = []
     if header is not None:
         if isinstance(header, (str, bytes)) or len(header) < 1:
             raise TypeError("metadata_header: expected a list of column names")
-        lines.append("\t".join(_clean_label(name) for name in header))
+        header = list(header)
+        if len(header) == 1:
+            labels = [_row_cells(label, header, index)[0] for index, label in enumerate(labels)]
+            warnings.warn(f"metadata_header: one column ({header[0]!r}) has no header line in the Projector's "
+                          "metadata format; its labels are written without it", stacklevel=4)
+            header = None
+    if header is None:
+        lines = []
         for index, label in enumerate(labels):
-            cells = [label] if isinstance(label, (str, bytes)) or not hasattr(label, "__len__") else list(label)
-            if len(cells) != len(header):
-                raise ValueError(f"metadata[{index}]: expected {len(header)} columns (metadata_header), "
-                                 f"got {len(cells)}")
-            lines.append("\t".join(_clean_label(cell) for cell in cells))
-    else:
-        for index, label in enumerate(labels):
-            if isinstance(label, (list, tuple, np.ndarray)):
+            if isinstance(label, (list, tuple, np.ndarray, Mapping)):
                 raise ValueError(f"metadata[{index}]: multi-column labels need metadata_header")
-            lines.append(_clean_label(label))
+            lines.append(_check_not_blank(_label_text(label), index))
+    else:
+        lines = ["\t".join(_label_text(name) for name in header)]
+        if not lines[0].strip():
+            raise ValueError("metadata_header: the column names must not all be blank")
+        for index, label in enumerate(labels):
+            cells = _row_cells(label, header, index)
+            lines.append(_check_not_blank("\t".join(_label_text(cell) for cell in cells), index))
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
@@ -146,9 +192,14 @@ def sprite_image(label_img: Any, rows: int) -> np.ndarray:
         raise ValueError(f"label_img: expected NCHW images with 1, 3 or 4 channels, got shape {images.shape}")
     if images.shape[0] != rows:
         raise ValueError(f"label_img: expected one image per embedding row ({rows}), got {images.shape[0]}")
+    side = math.ceil(math.sqrt(rows))
+    height, width = images.shape[2:]
+    if side * max(height, width) > _MAX_SPRITE_PX:
+        raise ValueError(f"label_img: {rows} thumbnails of {height}x{width} px tile into a {side * height}x"
+                         f"{side * width} px sprite, beyond the {_MAX_SPRITE_PX} px the Projector loads; "
+                         f"make them at most {_MAX_SPRITE_PX // side} px on each side")
     pixels = to_uint8(check_numeric(images, "label_img"), "label_img").transpose(0, 2, 3, 1)
     count, height, width, channels = pixels.shape
-    side = math.ceil(math.sqrt(count))
     canvas = np.zeros((side * side, height, width, channels), dtype=np.uint8)
     canvas[:count] = pixels
     return canvas.reshape(side, side, height, width, channels).swapaxes(1, 2).reshape(
@@ -185,6 +236,24 @@ def _warn_beyond_float32(matrix: np.ndarray) -> None:
                       stacklevel=4)
 
 
+def _projector_key(name: str) -> str:
+    """The name the Projector finds an embedding by: it drops a trailing ":0", then looks names up
+    with ":0" added to those without a colon."""
+    name = name[:-2] if name.endswith(":0") else name
+    return name if ":" in name else name + ":0"
+
+
+def _check_name_is_free(config: projector_config_pb2.ProjectorConfig, entry: projector_config_pb2.EmbeddingInfo):
+    """Refuses an embedding the Projector would confuse with another one of the run (same name,
+    other files): tag "x" at step 1 and tag "x:00001" without a step are both named "x:00001"."""
+    key = _projector_key(entry.tensor_name)
+    for existing in config.embeddings:
+        if _projector_key(existing.tensor_name) == key and existing.tensor_path != entry.tensor_path:
+            raise ValueError(f"tag: the embedding would be named {entry.tensor_name!r}, which the Projector cannot "
+                             f"tell from the run's embedding {existing.tensor_name!r} ({existing.tensor_path}); "
+                             "choose another tag")
+
+
 def write_embedding(fs, run_dir: str, mat: Any, metadata: Any = None, label_img: Any = None, tag: str = "default",
                     global_step: Optional[int] = None, metadata_header: Optional[Sequence[str]] = None) -> str:
     """Writes one embedding's files and merges its entry into `<run_dir>/projector_config.pbtxt`.
@@ -209,30 +278,33 @@ def write_embedding(fs, run_dir: str, mat: Any, metadata: Any = None, label_img:
     sprite = None if label_img is None else sprite_image(label_img, rows)
 
     safe_tag = quote(tag, safe="")
+    if safe_tag in (".", ".."):  # a path part of its own: the run directory or its parent
+        safe_tag = safe_tag.replace(".", "%2E")
     parts = [safe_tag] if global_step is None else [f"{int(global_step):05d}", safe_tag]
     relative = "/".join(parts)
     directory = fs.join(run_dir, *parts)
-    fs.makedirs(directory)
-    _write_stream(fs, fs.join(directory, "tensors.tsv"), tsv_chunks(matrix))
     entry = projector_config_pb2.EmbeddingInfo(
         tensor_name=tag if global_step is None else f"{tag}:{int(global_step):05d}",
         tensor_path=f"{relative}/tensors.tsv", tensor_shape=list(matrix.shape))
-    if metadata_data is not None:
-        fs.write_bytes(fs.join(directory, "metadata.tsv"), metadata_data)
-        entry.metadata_path = f"{relative}/metadata.tsv"
-    if sprite is not None:
-        fs.write_bytes(fs.join(directory, "sprite.png"), encode_png(sprite))
-        entry.sprite.image_path = f"{relative}/sprite.png"
-        entry.sprite.single_image_dim.extend([sprite.shape[1] // math.ceil(math.sqrt(rows)),
-                                              sprite.shape[0] // math.ceil(math.sqrt(rows))])
-
     config_path = fs.join(run_dir, CONFIG_NAME)
-    config = _load_config(fs, config_path)
-    for existing in config.embeddings:
-        if existing.tensor_name == entry.tensor_name:
-            existing.CopyFrom(entry)
-            break
-    else:
-        config.embeddings.append(entry)
-    fs.write_bytes(config_path, text_format.MessageToString(config).encode("utf-8"))
+    with _config_lock:  # one read-modify-write of the run's config at a time
+        config = _load_config(fs, config_path)
+        _check_name_is_free(config, entry)
+        fs.makedirs(directory)
+        _write_stream(fs, fs.join(directory, "tensors.tsv"), tsv_chunks(matrix))
+        if metadata_data is not None:
+            fs.write_bytes(fs.join(directory, "metadata.tsv"), metadata_data)
+            entry.metadata_path = f"{relative}/metadata.tsv"
+        if sprite is not None:
+            fs.write_bytes(fs.join(directory, "sprite.png"), encode_png(sprite))
+            entry.sprite.image_path = f"{relative}/sprite.png"
+            entry.sprite.single_image_dim.extend([sprite.shape[1] // math.ceil(math.sqrt(rows)),
+                                                  sprite.shape[0] // math.ceil(math.sqrt(rows))])
+        for existing in config.embeddings:
+            if existing.tensor_name == entry.tensor_name:
+                existing.CopyFrom(entry)
+                break
+        else:
+            config.embeddings.append(entry)
+        fs.write_bytes(config_path, text_format.MessageToString(config).encode("utf-8"))
     return directory

@@ -24,3 +24,22 @@ def test_table():
 def test_errors(text, error):
     with pytest.raises(error, match="^text: "):
         summary.text("t", text)
+
+
+def test_bytes_that_are_not_utf8_are_refused_at_the_call(tmp_path):
+    """The text plugin decodes every string of a tag as UTF-8: one bad step would hide all of them."""
+    from tensorboard import SummaryWriter
+    from upstream import upstream_read
+
+    assert summary.text("t", "café".encode()).value[0].tensor.string_val == ["café".encode()]
+    with pytest.raises(ValueError, match=r"^text: bytes that are not UTF-8: unexpected end of data at byte 3"):
+        summary.text("t", b"caf\xe9")
+    with pytest.raises(ValueError, match=r"^text: bytes that are not UTF-8 \(item 1\)"):
+        summary.text("t", [b"ok", b"\xff"])
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_text("notes", "step 0", 0)
+        with pytest.raises(ValueError, match="^text: bytes that are not UTF-8"):
+            writer.add_text("notes", b"caf\xe9", 1)
+        writer.add_text("notes", b"step 2", 2)
+    events = upstream_read(tmp_path)["runs"]["."]["tensors"]["notes"]
+    assert [(step, value["values"]) for step, _, value in events] == [(0, ["step 0"]), (2, ["step 2"])]

@@ -26,6 +26,14 @@ def text(tag: str, text: Any) -> summary_pb2.Summary:
             bad = bad[0]
             raise TypeError(f"text: expected str items, got {type(bad).__name__} {bad!r:.40}")
         strings, shape = flat, array.shape
+    for index, item in enumerate(strings):
+        if isinstance(item, bytes):
+            try:
+                item.decode("utf-8")
+            except UnicodeDecodeError as err:  # the text plugin decodes every string of the tag as UTF-8
+                where = "" if not shape else f" (item {index})"
+                raise ValueError(f"text: bytes that are not UTF-8{where}: {err.reason} at byte {err.start}; "
+                                 "the text dashboard could not show any step of the tag") from None
     content = plugin_data_pb2.TextPluginData(version=0).SerializeToString()
     metadata = make_metadata("text", content, data_class=summary_pb2.DATA_CLASS_TENSOR)
     value = summary_pb2.Summary.Value(tag=tag, metadata=metadata, tensor=make_string_tensor(strings, shape))

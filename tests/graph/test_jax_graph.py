@@ -252,3 +252,17 @@ def test_detection_imports_no_framework():
             "assert 'jax' not in sys.modules and 'flax' not in sys.modules, sorted(sys.modules)\n")
     env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+def test_a_renamed_node_never_takes_the_name_of_a_scope(tmp_path):
+    """Node "add" next to scope "add/add": the node moves inside "add", under a name that is no scope."""
+    def fn(x):
+        y = x + 1
+        with jax.named_scope("add"), jax.named_scope("add"):
+            return y * 2
+
+    view = read_back(tmp_path, fn, (jnp.ones(3),))  # asserts that no node name is also a scope
+    (add,) = op_nodes(view, "add")
+    (mul,) = op_nodes(view, "mul")
+    assert add.startswith("add/") and mul == "add/add/mul"
+    assert view.nodes[mul]["inputs"][0][0] == add

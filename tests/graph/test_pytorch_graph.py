@@ -148,3 +148,29 @@ def test_higher_order_operators_are_nodes_and_constants_are_labelled():
     assert nodes["wrap_with_set_grad_enabled"]["attrs"]["arg0"] is True
     assert (nodes["scale"]["op"], nodes["offset"]["op"]) == ("Buffer", "Constant")
     assert nodes["output/output0"]["attrs"]["_output_shapes"] == [[2, 3]]
+
+
+class _TwoArguments(torch.nn.Module):
+    def forward(self, a, b):
+        return a * 2 - b
+
+
+def test_one_tensor_passed_for_two_arguments_feeds_both_inputs(tmp_path):
+    """torch.export makes a tensor passed twice one graph input; each argument keeps its own edges."""
+    from tensorboard import SummaryWriter
+    from upstream import upstream_read
+
+    x = torch.randn(2, 4)
+    models = {"two": (_TwoArguments(), (x, x)), "mha": (torch.nn.MultiheadAttention(8, 2), (x.new_ones(3, 1, 8),) * 3)}
+    for run, (model, inputs) in models.items():
+        with SummaryWriter(str(tmp_path / run)) as writer:
+            writer.add_graph(model, inputs)
+    runs = upstream_read(tmp_path)["runs"]
+    for run, expected in (("two", ["input/a", "input/b"]), ("mha", ["input/query", "input/key", "input/value"])):
+        view = GraphView.from_upstream(runs[run]["graph"])
+        consumers = {src for node in view.nodes.values() for src, _ in node["inputs"]}
+        assert [name for name in view.nodes if name.startswith("input/")] == expected
+        assert [name for name in expected if name not in consumers] == [], run
+    view = GraphView.from_upstream(runs["two"]["graph"])
+    assert view.nodes["mul"]["inputs"][0][0] == "input/a"
+    assert [src for src, _ in view.nodes["sub"]["inputs"]] == ["mul", "input/b"]

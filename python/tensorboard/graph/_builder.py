@@ -161,7 +161,7 @@ class GraphBuilder:
             names.append(_unique(node.name, taken))
         scopes = {n.rsplit("/", i)[0] for n in names for i in range(1, n.count("/") + 1)}
         if scopes & set(names):
-            taken = set(names) - scopes
+            taken = set(names) | scopes  # a new name must be neither a node's nor a scope
             fixed = []
             for node, name in zip(self.nodes, names):
                 if name in scopes:  # "fc1" next to "fc1/weight": move it inside, as "fc1/FullyConnected"

@@ -69,7 +69,24 @@ def export(model: Any, input_to_model: Any) -> Any:
     import torch
 
     with _eval_no_grad(model):
-        return torch.export.export(model, _inputs_tuple(input_to_model), strict=False)
+        return torch.export.export(model, _distinct_tensors(_inputs_tuple(input_to_model), set()), strict=False)
+
+
+def _distinct_tensors(value: Any, seen: set) -> Any:
+    """`value` with every repeat of one tensor object replaced by a copy: torch.export makes a tensor
+    passed for two arguments one graph input, which would leave the other argument unconnected."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        if id(value) in seen:
+            return value.clone()
+        seen.add(id(value))
+        return value
+    if isinstance(value, (tuple, list)) and type(value) in (tuple, list):
+        return type(value)(_distinct_tensors(item, seen) for item in value)
+    if type(value) is dict:
+        return {key: _distinct_tensors(item, seen) for key, item in value.items()}
+    return value
 
 
 def exported_graph_def(program: Any, model: Any, strict: bool = False) -> graph_pb2.GraphDef:

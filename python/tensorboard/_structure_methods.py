@@ -106,10 +106,18 @@ class StructureMethods:
                                                      step, wall))
 
     def add_custom_scalars(self, layout) -> None:
-        """Logs a custom_scalars layout: {category: {chart: ['Multiline', [tags]] | ['Margin', [v, lo, hi]]}}."""
-        from tensorboard import summary
+        """Logs a custom_scalars layout: {category: {chart: ['Multiline', [tags]] | ['Margin', [v, lo, hi]]}}.
 
-        self._add(summary.custom_scalars(layout), None, None)
+        The dashboard shows one layout per run, the last logged, so the layout logged is this
+        writer's earlier layouts plus this one: a chart with the same category and title is replaced.
+        """
+        from tensorboard import summary
+        from tensorboard.summary.custom_scalars import layout_proto, merge_layouts
+
+        new = layout_proto(layout)
+        with self._layout_lock:
+            self._custom_layout = merge_layouts(self._custom_layout, new)
+            self._add(summary.custom_scalars(self._custom_layout), None, None)
 
     def add_custom_scalars_multilinechart(self, tags: Sequence[str], category: str = "default",
                                           title: str = "untitled") -> None:

@@ -76,6 +76,8 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
         self._scalar_log: dict[str, list] = {}  # export_scalars_to_json's record of sub-run scalars
         self._defaults: dict[str, Any] = {}  # use_metadata()'s global_step / walltime
         self._lock = threading.Lock()
+        self._custom_layout = None  # add_custom_scalars' layouts so far, merged
+        self._layout_lock = threading.Lock()
         if purge_step is not None:
             self._file_writer.add_session_log("START", global_step=purge_step)
 

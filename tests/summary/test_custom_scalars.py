@@ -25,3 +25,21 @@ def test_layout_from_dict_and_proto():
 def test_errors(layout, error):
     with pytest.raises(error, match="^layout"):
         summary.custom_scalars(layout)
+
+
+def test_a_writers_layouts_add_up_since_the_dashboard_shows_the_last(tmp_path):
+    from tensorboard import SummaryWriter
+    from upstream import upstream_read
+
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_custom_scalars_multilinechart(["loss/.*"], category="train", title="losses")
+        writer.add_custom_scalars_marginchart(["acc", "acc_lo", "acc_hi"], category="train", title="accuracy")
+        writer.add_custom_scalars({"eval": {"f1": ["Multiline", ["f1"]]}})
+        writer.add_custom_scalars_multilinechart(["loss/train"], category="train", title="losses")  # replaces
+    events = upstream_read(tmp_path)["runs"]["."]["tensors"]["custom_scalars__config__"]
+    (serialized,) = events[-1][2]["values"]  # all ASCII: a small layout of ASCII names
+    layout = layout_pb2.Layout.FromString(serialized.encode("ascii"))
+    assert [(c.title, [chart.title for chart in c.chart]) for c in layout.category] == [
+        ("train", ["losses", "accuracy"]), ("eval", ["f1"])]
+    assert layout.category[0].chart[0].multiline.tag == ["loss/train"]
+    assert layout.category[0].chart[1].margin.series[0].lower == "acc_lo"

@@ -7,7 +7,7 @@ from tensorboard.src import layout_pb2, summary_pb2
 from tensorboard.src._pool import as_ours, is_message
 from tensorboard.summary._common import make_metadata, make_string_tensor
 
-__all__ = ["custom_scalars", "layout_proto", "CONFIG_TAG"]
+__all__ = ["custom_scalars", "layout_proto", "merge_layouts", "CONFIG_TAG"]
 
 CONFIG_TAG = "custom_scalars__config__"
 
@@ -50,6 +50,23 @@ def layout_proto(layout: Union[Mapping[str, Mapping[str, Any]], layout_pb2.Layou
             else:
                 raise ValueError(f"{where}: chart kind must be 'Multiline' or 'Margin', got {kind!r}")
     return proto
+
+
+def merge_layouts(earlier: layout_pb2.Layout | None, later: layout_pb2.Layout) -> layout_pb2.Layout:
+    """`earlier` with the charts of `later` added: a chart with the same category and title is
+    replaced in place, new categories and charts come after the old ones."""
+    merged = layout_pb2.Layout()
+    if earlier is not None:
+        merged.CopyFrom(earlier)
+    for category in later.category:
+        target = next((c for c in merged.category if c.title == category.title), None)
+        if target is None:
+            merged.category.add().CopyFrom(category)
+            continue
+        for chart in category.chart:
+            old = next((c for c in target.chart if c.title == chart.title), None)
+            (target.chart.add() if old is None else old).CopyFrom(chart)
+    return merged
 
 
 def custom_scalars(layout: Union[Mapping[str, Mapping[str, Any]], layout_pb2.Layout]) -> summary_pb2.Summary:

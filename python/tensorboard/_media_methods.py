@@ -167,10 +167,10 @@ class MediaMethods:
 
         check_tag(tag)
         if isinstance(figure, (list, tuple)):
-            import numpy as np
+            from tensorboard.summary.figure import figures_to_images
 
-            frames = np.stack([summary.figure_to_image(f, close=close) for f in figure])
-            self._add(summary.image(tag, frames, dataformats="NHWC"), global_step, walltime)
+            self._add(summary.image(tag, figures_to_images(figure, close=close), dataformats="NHWC"), global_step,
+                      walltime)
         else:
             self._add(summary.figure(tag, figure, close=close), global_step, walltime)
 

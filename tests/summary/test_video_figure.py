@@ -78,3 +78,22 @@ def test_figure():
     assert not plt.fignum_exists(figure.number)
     with pytest.raises(TypeError, match="^figure: "):
         summary.figure_to_image(object())
+
+
+def test_a_list_of_figures_is_one_batch_closed_only_once_logged(tmp_path):
+    plt = pytest.importorskip("matplotlib.pyplot")
+    from tensorboard import SummaryWriter
+    from upstream import upstream_run
+
+    small, large, other = (plt.figure(figsize=size, dpi=50) for size in ((2, 1), (3, 1), (2, 1)))
+    with SummaryWriter(str(tmp_path)) as writer:
+        with pytest.raises(ValueError, match=r"^figure: the figures of a list .* got \[\(50, 100\), \(50, 150\)\]"):
+            writer.add_figure("figs", [small, large], 0)
+        with pytest.raises(TypeError, match="^figure: expected a matplotlib Figure"):
+            writer.add_figure("figs", [small, "not a figure"], 0)
+        assert all(plt.fignum_exists(f.number) for f in (small, large))  # nothing closed: fix and log again
+        writer.add_figure("figs", [small, other], 1)
+    assert not any(plt.fignum_exists(f.number) for f in (small, other)) and plt.fignum_exists(large.number)
+    plt.close(large)
+    images = upstream_run(tmp_path)["images"]["figs"]
+    assert [(step, width, height) for step, width, height, _ in images] == [(1, 200, 50)]

@@ -48,6 +48,34 @@ def test_out_of_order_step_without_file_version_purges_that_tag(tmp_path):
     assert list(frame[frame.tag == "b"]["step"]) == list(range(6))
 
 
+def _write_v1(path, events, header="brain.Event:1"):
+    head = [] if header is None else [event_pb2.Event(step=0, wall_time=0.5, file_version=header)]
+    with open(path, "wb") as f:
+        f.write(record.frame_many(e.SerializeToString() for e in head + events))
+
+
+@pytest.mark.parametrize("files", [
+    # an event without a summary (a header, a SessionLog) becomes the most recent step too
+    [[event(10, a=1.0), event_pb2.Event(step=0, session_log=event_pb2.SessionLog(status=3)), event(5, a=2.0)]],
+    # a purging event leaves the most recent step as it was: b@6 is orphaned by b@4
+    [[event(5, a=5.0), event(6, b=6.0), event(3, a=3.0), event(4, b=4.0)]],
+    # a second version-1 file starting over: its header resets the most recent step
+    [[event(s, a=float(s), b=1.0) for s in range(0, 80)], [event(s, a=-float(s)) for s in range(50, 100)]],
+    # after a restart every later step purges again, until the steps pass the old ones
+    [[event(s, a=float(s), b=float(s)) for s in range(100, 200)] + [event(s, a=-1.0) for s in range(50, 300)]
+     + [event(150, b=0.5)]],
+])
+def test_out_of_order_steps_in_version_1_files_purge_as_event_accumulator(tmp_path, files):
+    for index, events in enumerate(files):
+        _write_v1(tmp_path / f"events.out.tfevents.{index + 1}.host", events)
+    ours = {tag: [(s, v) for s, t, v in scalars_by_step(tmp_path) if t == tag] for tag in ("a", "b")}
+    upstream = upstream_run(tmp_path)["scalars"]
+    # SummaryReader sorts by step, keeping the read order within one step
+    assert ours == {tag: sorted(((row[0], row[2]) for row in upstream.get(tag, [])), key=lambda r: r[0])
+                    for tag in ("a", "b")}
+    assert sum(map(len, ours.values())) > 0
+
+
 def test_tensorboardx_purge_step_discards_orphans(tmp_path):
     with tensorboard.SummaryWriter(str(tmp_path)) as writer:
         for s in range(10):
@@ -174,3 +202,25 @@ def test_huge_steps_and_out_of_order_steps_in_bulk(tmp_path):
                  version=False)
     frame = SummaryReader(tmp_path).scalars
     assert list(frame.step) == list(range(100, 400))  # the lower steps purge the orphaned higher ones
+
+
+def test_a_histogram_field_in_several_packed_chunks_is_read_whole(tmp_path):
+    """Protobuf joins repeated packed chunks of one field; the raw-byte fast path must not keep only the last."""
+    from tensorboard import wire
+
+    def packed(field, values):
+        data = struct.pack(f"<{len(values)}d", *values)
+        return bytes([field << 3 | 2]) + wire.varint(len(data)) + data
+
+    histo = (struct.pack("<Bd", 0x19, 4.0) + packed(6, [1.0, 2.0]) + packed(6, [3.0, 4.0])
+             + packed(7, [1.0, 1.0]) + packed(7, [1.0, 1.0]))
+    value = b"\x0a\x01h\x2a" + wire.varint(len(histo)) + histo
+    summary = b"\x0a" + wire.varint(len(value)) + value
+    raw = struct.pack("<Bd", 0x09, 1.0) + b"\x10\x01\x2a" + wire.varint(len(summary)) + summary
+    header = event_pb2.Event(wall_time=0.5, file_version="brain.Event:2").SerializeToString()
+    (tmp_path / "events.out.tfevents.1.host").write_bytes(record.frame_many([header, raw]))
+    frame = SummaryReader(tmp_path).histograms
+    assert [list(x) for x in frame.limits] == [[1.0, 2.0, 3.0, 4.0]]
+    assert [list(x) for x in frame.counts] == [[1.0, 1.0, 1.0, 1.0]]
+    (upstream,) = upstream_run(tmp_path)["histograms"]["h"]
+    assert upstream[1]["bucket_limit"] == [1.0, 2.0, 3.0, 4.0] and upstream[1]["bucket"] == [1.0] * 4

@@ -59,6 +59,8 @@ def _histo(buf, pos: int, end: int):
             length, pos = _varint(buf, pos + 1)
             if length % 8 or pos + length > end:
                 return None
+            if (limits if key == 0x32 else counts) is not None:
+                return None  # one field in several packed chunks (valid, rare): let protobuf join them
             column = np.frombuffer(buf, "<f8", length // 8, pos).astype(np.float64)
             if key == 0x32:
                 limits = column
@@ -138,8 +140,9 @@ def _one_by_one(run: RunData, buf: bytes, base: int, starts: list[int], ends: li
                             tid = scalar_keys.get(buf[pos + 2:end - 4])
                             if tid is not None:
                                 if step < run.most_recent_step:
-                                    run.before_summary(step, [scalars.tag_names[tid]])
-                                run.most_recent_step = step
+                                    run.summary_step(step, [scalars.tag_names[tid]])
+                                else:
+                                    run.most_recent_step = step
                                 s_tags(tid)
                                 s_steps(step)
                                 s_walls(wall)
@@ -182,8 +185,9 @@ def _one_by_one(run: RunData, buf: bytes, base: int, starts: list[int], ends: li
                 run.process_event(event, file_id)
                 continue
             if step < run.most_recent_step:
-                run.before_summary(step, [scalars.tag_names[v[0]] if len(v) == 2 else v[1] for v in fast])
-            run.most_recent_step = step
+                run.summary_step(step, [scalars.tag_names[v[0]] if len(v) == 2 else v[1] for v in fast])
+            else:
+                run.most_recent_step = step
             for v in fast:
                 if len(v) == 2:
                     s_tags(v[0])

@@ -29,6 +29,8 @@ class KindStore:
         self.walls = array("d")
         self.files = array("i")
         self.values: Any = array("d") if numeric else []
+        # (rows, step, tag ids or None for all): after the last purge, those rows of those tags hold only lower steps
+        self._clean: tuple | None = None
 
     def tag_id(self, tag: str) -> int:
         tid = self.tag_ids.get(tag)
@@ -48,17 +50,31 @@ class KindStore:
         return len(self.steps)
 
     def purge(self, step: int, tags: set[str] | None = None) -> None:
-        """Drops rows at `step` or later (only of `tags` when given), as upstream's reservoirs do."""
+        """Drops rows at `step` or later (only of `tags` when given), as upstream's reservoirs do.
+
+        After a restart in a file without a version 2 header every later event purges again (the
+        most recent step stays the old, higher one), so the rows a previous purge left clean are
+        not scanned again: only those added since, when this purge is of a subset of its tags at
+        a step no lower.
+        """
         ids = None if tags is None else {self.tag_ids[t] for t in tags if t in self.tag_ids}
         if ids is not None and not ids:
             return
-        keep = [i for i, (s, t) in enumerate(zip(self.steps, self.tags)) if s < step or (ids is not None and t not in ids)]
-        if len(keep) == len(self.steps):
-            return
-        for name in ("tags", "steps", "walls", "files", "values"):  # in place: decoders hold bound appenders
-            column = getattr(self, name)
-            picked = [column[i] for i in keep]
-            column[:] = array(column.typecode, picked) if isinstance(column, array) else picked
+        start = 0
+        if self._clean is not None:
+            rows, below, clean_ids = self._clean
+            if step >= below and (clean_ids is None or (ids is not None and ids <= clean_ids)):
+                start = min(rows, len(self.steps))
+        steps, tags_column = self.steps, self.tags
+        drop = [i for i in range(start, len(steps)) if steps[i] >= step and (ids is None or tags_column[i] in ids)]
+        if drop:
+            dropped = set(drop)
+            keep = [i for i in range(len(steps)) if i not in dropped]
+            for name in ("tags", "steps", "walls", "files", "values"):  # in place: decoders hold bound appenders
+                column = getattr(self, name)
+                picked = [column[i] for i in keep]
+                column[:] = array(column.typecode, picked) if isinstance(column, array) else picked
+        self._clean = (len(self.steps), step, ids)
 
 
 KINDS = ("scalars", "histograms", "images", "audio", "tensors")
@@ -89,11 +105,15 @@ class RunData:
         for store in self.stores():
             store.purge(step, tags)
 
-    def before_summary(self, step: int, tags) -> None:
-        """Upstream's orphan check for an event with a summary (files without a version 2 header)."""
-        if not (self.file_version and self.file_version >= 2) and step < self.most_recent_step:
+    def summary_step(self, step: int, tags) -> None:
+        """EventAccumulator's orphan check for an event with a summary: in files without a version 2
+        header, a step below the most recent one purges the tags' later steps and leaves the most
+        recent step as it is; any other step becomes the most recent. (Callers inline the common
+        case, a step that is not lower.)"""
+        if step >= self.most_recent_step:
+            self.most_recent_step = step
+        elif not (self.file_version and self.file_version >= 2):
             self.purge(step, set(tags))
-        self.most_recent_step = step
 
     def process_event(self, event: event_pb2.Event, file_id: int) -> None:
         """One decoded Event, handled as upstream's EventAccumulator handles it."""
@@ -105,9 +125,10 @@ class RunData:
                 self.purge(event.step)
         elif has_summary and event.step < self.most_recent_step:
             self.purge(event.step, {v.tag for v in event.summary.value})
+        else:  # every event that purged nothing, a header or a SessionLog too (EventAccumulator's rule)
+            self.most_recent_step = event.step
         if not has_summary:
             return
-        self.most_recent_step = event.step
         step, wall = event.step, event.wall_time
         for value in event.summary.value:
             if value.HasField("metadata") and value.tag not in self.metadata_tags:

@@ -24,6 +24,20 @@ def test_read_scalars_by_run(tmp_path):
         "a": [(0, 0.0), (1, 0.5), (2, 1.0)], "b": [(0, 0.0), (1, 0.5)]}
 
 
+def test_symlinked_runs_are_read_as_upstream_reads_them_and_loops_end(tmp_path):
+    from upstream import upstream_read
+
+    logdir = tmp_path / "logdir"
+    write_run(logdir / "local", 3)
+    write_run(tmp_path / "elsewhere" / "run", 2)
+    os.symlink(tmp_path / "elsewhere" / "run", logdir / "linked")
+    scalars = reader.read_scalars(logdir)
+    assert sorted(scalars) == sorted(upstream_read(logdir)["runs"]) == ["linked", "local"]
+    assert [v for _, _, v in scalars["linked"]["loss"]] == [0.0, 0.5]
+    os.symlink(logdir, logdir / "local" / "loop")  # upstream follows this until the path is too long
+    assert sorted(reader.read_scalars(logdir)) == ["linked", "local"]
+
+
 def test_truncated_tail_is_skipped_and_reported(tmp_path):
     path = write_run(tmp_path, 5)
     size = os.path.getsize(path)

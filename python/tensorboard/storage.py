@@ -122,8 +122,17 @@ class LocalStorage:
         return sorted(os.listdir(path))
 
     def walk(self, root: str) -> Iterator[tuple[str, list[str]]]:
-        """(directory, file names) for every directory below `root`, sorted."""
-        for dirpath, dirnames, filenames in os.walk(root):
+        """(directory, file names) for every directory below `root`, sorted. Symbolic links to
+        directories are followed, as upstream follows them, except into a directory of their own path (a loop)."""
+        chains: dict[str, frozenset] = {}  # directory -> real paths of it and its ancestors below root
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+            here = os.path.normpath(dirpath)
+            real = os.path.realpath(here)
+            above = chains.get(os.path.dirname(here), frozenset())
+            if real in above:
+                dirnames[:] = []
+                continue
+            chains[here] = above | {real}
             dirnames.sort()
             yield dirpath, sorted(filenames)
 

@@ -102,3 +102,23 @@ def test_launcher_dispatches_export_and_nothing_else(logdir, tmp_path):
     spec.loader.exec_module(launcher)
     # other arguments (even a logdir called "export") still reach the renderer's argument rewriting
     assert launcher.rewrite_args(["--logdir", "export"]) == ["--logdir", "export", "--host=127.0.0.1"]
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_json_keeps_every_float_and_names_what_it_cannot_hold(tmp_path, suffix):
+    with tensorboard.SummaryWriter(str(tmp_path / "run")) as writer:
+        writer.add_scalar("lr", 1e-12, 0)
+        writer.add_scalar("nan", float("nan"), 1)
+        writer.add_scalar("inf", float("inf"), 2)
+        writer.add_scalar("dp", 0.123456789012345678, 3, double_precision=True)  # a float64 tensor
+
+    def exported(kind):
+        out = tmp_path / f"{kind}{suffix}"
+        export.write_table(export.export_table(str(tmp_path), kind), str(out))
+        text = out.read_text()
+        rows = [json.loads(line) for line in text.splitlines()] if suffix == ".jsonl" else json.loads(text)
+        return {row["tag"]: row["value"] for row in rows}
+
+    with pytest.warns(UserWarning, match="^2 NaN or infinite values are written as null"):
+        assert exported("scalars") == {"lr": float(np.float32(1e-12)), "nan": None, "inf": None}
+    assert exported("tensors") == {"dp": 0.123456789012345678}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 import time
@@ -85,10 +86,44 @@ def write_table(frame, out: str) -> None:
             if frame[column].map(lambda v: isinstance(v, (list, dict))).any():
                 frame[column] = frame[column].map(lambda v: json.dumps(v) if isinstance(v, (list, dict)) else v)
         frame.to_csv(out, index=False)
-    elif fmt == ".jsonl":
-        frame.to_json(out, orient="records", lines=True)
     else:
-        frame.to_json(out, orient="records")
+        rows = _json_rows(frame)
+        text = "".join(row + "\n" for row in rows) if fmt == ".jsonl" else "[" + ",".join(rows) + "]"
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+def _json_rows(frame) -> list[str]:
+    """Each row as a JSON object, floats in full (the shortest text that reads back the same float;
+    pandas' to_json rounds to 10 decimals, so 1e-12 became 0.0). NaN and ±inf, which JSON cannot
+    hold, are written as null with a warning."""
+    rows, nulled = [], 0
+    for record in frame.to_dict("records"):
+        try:
+            rows.append(json.dumps(record, allow_nan=False))
+        except ValueError:  # a NaN or infinity somewhere in the record
+            record, count = _finite_or_null(record)
+            nulled += count
+            rows.append(json.dumps(record, allow_nan=False))
+    if nulled:
+        import warnings
+
+        warnings.warn(f"{nulled} NaN or infinite values are written as null (JSON has no such numbers); "
+                      "export to .csv or .parquet to keep them", stacklevel=3)
+    return rows
+
+
+def _finite_or_null(value):
+    """(`value` with every non-finite float in it replaced by None, how many were replaced)."""
+    if isinstance(value, float):
+        return (value, 0) if math.isfinite(value) else (None, 1)
+    if isinstance(value, dict):
+        pairs = [(key, *_finite_or_null(item)) for key, item in value.items()]
+        return {key: item for key, item, _ in pairs}, sum(count for *_, count in pairs)
+    if isinstance(value, list):
+        pairs = [_finite_or_null(item) for item in value]
+        return [item for item, _ in pairs], sum(count for _, count in pairs)
+    return value, 0
 
 
 def main(argv: list[str] | None = None) -> int:

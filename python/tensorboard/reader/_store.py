@@ -2,6 +2,7 @@
 fills its reservoirs (first metadata per tag wins; SessionLog START or an out-of-order step purges)."""
 from __future__ import annotations
 
+import bisect
 from array import array
 from typing import Any
 
@@ -29,8 +30,8 @@ class KindStore:
         self.walls = array("d")
         self.files = array("i")
         self.values: Any = array("d") if numeric else []
-        # (rows, step, tag ids or None for all): after the last purge, those rows of those tags hold only lower steps
-        self._clean: tuple | None = None
+        # tag id (None: all tags) -> (rows, step): the first `rows` rows hold none of the tag's rows at `step` or later
+        self._clean: dict[int | None, tuple[int, int]] = {}
 
     def tag_id(self, tag: str) -> int:
         tid = self.tag_ids.get(tag)
@@ -53,18 +54,14 @@ class KindStore:
         """Drops rows at `step` or later (only of `tags` when given), as upstream's reservoirs do.
 
         After a restart in a file without a version 2 header every later event purges again (the
-        most recent step stays the old, higher one), so the rows a previous purge left clean are
-        not scanned again: only those added since, when this purge is of a subset of its tags at
-        a step no lower.
+        most recent step stays the old, higher one). So each purge records, per tag (None: all
+        tags), how many leading rows it left below its step; a later purge at a step no lower
+        scans only the rows added since, and reading stays linear.
         """
         ids = None if tags is None else {self.tag_ids[t] for t in tags if t in self.tag_ids}
         if ids is not None and not ids:
             return
-        start = 0
-        if self._clean is not None:
-            rows, below, clean_ids = self._clean
-            if step >= below and (clean_ids is None or (ids is not None and ids <= clean_ids)):
-                start = min(rows, len(self.steps))
+        start = min(self._clean_rows(key, step) for key in ([None] if ids is None else ids))
         steps, tags_column = self.steps, self.tags
         drop = [i for i in range(start, len(steps)) if steps[i] >= step and (ids is None or tags_column[i] in ids)]
         if drop:
@@ -74,7 +71,18 @@ class KindStore:
                 column = getattr(self, name)
                 picked = [column[i] for i in keep]
                 column[:] = array(column.typecode, picked) if isinstance(column, array) else picked
-        self._clean = (len(self.steps), step, ids)
+            for key, (rows, below) in self._clean.items():  # clean prefixes lose the dropped rows they held
+                self._clean[key] = (rows - bisect.bisect_left(drop, rows), below)
+        for key in [None] if ids is None else ids:
+            self._clean[key] = (len(steps), step)
+
+    def _clean_rows(self, key, step: int) -> int:
+        """How many leading rows are known to hold no row of tag `key` (None: any tag) at `step` or later."""
+        rows = 0
+        for entry in (self._clean.get(key), self._clean.get(None)):
+            if entry is not None and step >= entry[1]:
+                rows = max(rows, entry[0])
+        return rows
 
 
 KINDS = ("scalars", "histograms", "images", "audio", "tensors")

@@ -24,7 +24,7 @@ def test_read_scalars_by_run(tmp_path):
         "a": [(0, 0.0), (1, 0.5), (2, 1.0)], "b": [(0, 0.0), (1, 0.5)]}
 
 
-def test_symlinked_runs_are_read_as_upstream_reads_them_and_loops_end(tmp_path):
+def test_symlinked_runs_are_read_as_upstream_reads_them_and_loops_end(tmp_path, monkeypatch):
     from upstream import upstream_read
 
     logdir = tmp_path / "logdir"
@@ -36,6 +36,9 @@ def test_symlinked_runs_are_read_as_upstream_reads_them_and_loops_end(tmp_path):
     assert [v for _, _, v in scalars["linked"]["loss"]] == [0.0, 0.5]
     os.symlink(logdir, logdir / "local" / "loop")  # upstream follows this until the path is too long
     assert sorted(reader.read_scalars(logdir)) == ["linked", "local"]
+    monkeypatch.chdir(logdir)  # a relative root: "." and "./" name the logdir itself
+    for root in (".", "./", "local/.."):
+        assert sorted(reader.read_scalars(root)) == ["linked", "local"], root
 
 
 def test_truncated_tail_is_skipped_and_reported(tmp_path):

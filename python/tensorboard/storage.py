@@ -124,16 +124,16 @@ class LocalStorage:
     def walk(self, root: str) -> Iterator[tuple[str, list[str]]]:
         """(directory, file names) for every directory below `root`, sorted. Symbolic links to
         directories are followed, as upstream follows them, except into a directory of their own path (a loop)."""
-        chains: dict[str, frozenset] = {}  # directory -> real paths of it and its ancestors below root
+        chains: dict[str, frozenset] = {}  # directory, as os.walk names it -> real paths of its ancestors below root
         for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-            here = os.path.normpath(dirpath)
-            real = os.path.realpath(here)
-            above = chains.get(os.path.dirname(here), frozenset())
+            above = chains.pop(dirpath, frozenset())
+            real = os.path.realpath(dirpath)
             if real in above:
                 dirnames[:] = []
                 continue
-            chains[here] = above | {real}
             dirnames.sort()
+            for name in dirnames:
+                chains[os.path.join(dirpath, name)] = above | {real}
             yield dirpath, sorted(filenames)
 
     def open_append(self, path: str) -> LocalAppendFile:

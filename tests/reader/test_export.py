@@ -122,3 +122,8 @@ def test_json_keeps_every_float_and_names_what_it_cannot_hold(tmp_path, suffix):
     with pytest.warns(UserWarning, match="^2 NaN or infinite values are written as null"):
         assert exported("scalars") == {"lr": float(np.float32(1e-12)), "nan": None, "inf": None}
     assert exported("tensors") == {"dp": 0.123456789012345678}
+    layout = {"c" * 200: {"t": ["Multiline", ["s"]]}}  # serialized, more than 127 bytes: not all UTF-8
+    with tensorboard.SummaryWriter(str(tmp_path / "run")) as writer:
+        writer.add_custom_scalars(layout)
+    serialized = tensorboard.summary.custom_scalars(layout).value[0].tensor.string_val[0]
+    assert exported("tensors")["custom_scalars__config__"] == serialized.decode("utf-8", "backslashreplace")

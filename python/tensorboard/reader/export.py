@@ -96,21 +96,28 @@ def write_table(frame, out: str) -> None:
 def _json_rows(frame) -> list[str]:
     """Each row as a JSON object, floats in full (the shortest text that reads back the same float;
     pandas' to_json rounds to 10 decimals, so 1e-12 became 0.0). NaN and ±inf, which JSON cannot
-    hold, are written as null with a warning."""
+    hold, are written as null with a warning; bytes as text (`_text_of_bytes`)."""
     rows, nulled = [], 0
     for record in frame.to_dict("records"):
         try:
-            rows.append(json.dumps(record, allow_nan=False))
+            rows.append(json.dumps(record, allow_nan=False, default=_text_of_bytes))
         except ValueError:  # a NaN or infinity somewhere in the record
             record, count = _finite_or_null(record)
             nulled += count
-            rows.append(json.dumps(record, allow_nan=False))
+            rows.append(json.dumps(record, allow_nan=False, default=_text_of_bytes))
     if nulled:
         import warnings
 
         warnings.warn(f"{nulled} NaN or infinite values are written as null (JSON has no such numbers); "
                       "export to .csv or .parquet to keep them", stacklevel=3)
     return rows
+
+
+def _text_of_bytes(value):
+    """Bytes (string tensors) as JSON text: UTF-8 as is, other bytes as \\xNN escapes."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "backslashreplace")
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
 def _finite_or_null(value):

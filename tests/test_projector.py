@@ -184,9 +184,10 @@ def test_storage_without_write_chunks_gets_joined_bytes(tmp_path):
 def test_blank_labels_are_refused_since_the_projector_skips_blank_lines(tmp_path, metadata, header):
     with pytest.raises(ValueError, match=r"^metadata\[1\]: an empty or blank label"):
         projector.write_embedding(FS, str(tmp_path), np.zeros((3, 2)), metadata=metadata, metadata_header=header)
-    with pytest.raises(ValueError, match="^metadata_header: the column names must not all be blank"):
-        projector.write_embedding(FS, str(tmp_path), np.zeros((1, 2)), metadata=[["a", "b"]],
-                                  metadata_header=["", " "])
+    for header in (["", " "], ["\ufeff", " "]):
+        with pytest.raises(ValueError, match="^metadata_header: the column names must not all be blank"):
+            projector.write_embedding(FS, str(tmp_path), np.zeros((1, 2)), metadata=[["a", "b"]],
+                                      metadata_header=header)
     assert list(tmp_path.iterdir()) == []  # nothing written
 
 
@@ -207,6 +208,17 @@ def test_rows_as_dicts_one_column_headers_and_numeric_labels(tmp_path):
     metadata = {e["tensor_name"]: e["metadata"] for e in upstream_read(tmp_path)["runs"]["."]["projector"]["embeddings"]}
     assert metadata == {"dicts": ["name\tid", "cat\t1", "\t2"], "one": ["x", "y"], "floats": ["0.1", "0.7", "2.0"],
                         "ints": ["3", "7"]}
+
+
+def test_dict_keys_and_dataframes_by_column_name(tmp_path):
+    pd = pytest.importorskip("pandas")
+    vocab = {"cat": 0, "dog": 1, "emu": 2}
+    projector.write_embedding(FS, str(tmp_path), np.zeros((3, 2)), metadata=vocab.keys(), tag="keys")
+    frame = pd.DataFrame({"id": [1, 2, 3], "label": ["cat", "dog", "emu"]})
+    projector.write_embedding(FS, str(tmp_path), np.zeros((3, 2)), metadata=frame, metadata_header=["label", "id"],
+                              tag="frame")
+    metadata = {e["tensor_name"]: e["metadata"] for e in upstream_read(tmp_path)["runs"]["."]["projector"]["embeddings"]}
+    assert metadata == {"keys": ["cat", "dog", "emu"], "frame": ["label\tid", "cat\t1", "dog\t2", "emu\t3"]}
 
 
 @pytest.mark.parametrize("metadata", ["dog", b"dog", {"a": 1, "b": 2, "c": 3}, {"x", "y", "z"}])
@@ -257,10 +269,14 @@ def test_embeddings_from_many_threads_all_stay_in_the_config(tmp_path):
     assert names == {f"w{w}:{i:05d}" for w in range(8) for i in range(25)}
 
 
-def test_a_sprite_beyond_the_projectors_8192_px_is_refused(tmp_path):
-    with pytest.raises(ValueError, match=r"^label_img: 10000 thumbnails of 100x90 px tile into a 10000x9000 px "
-                                         r"sprite, beyond the 8192 px .* at most 81 px on each side"):
-        projector.write_embedding(FS, str(tmp_path), np.zeros((10000, 2)), label_img=np.zeros((10000, 1, 100, 90)))
-    assert list(tmp_path.iterdir()) == []
-    projector.write_embedding(FS, str(tmp_path), np.zeros((10000, 2)), label_img=np.zeros((10000, 1, 81, 81)))
+def test_a_sprite_beyond_the_projectors_8192_px_is_left_out_with_a_warning(tmp_path):
+    with pytest.warns(UserWarning, match=r"^label_img: 10000 thumbnails tile into a 10000x9000 px sprite, beyond the "
+                                         r"8192 px .* without it \(thumbnails of at most 81 px a side fit\)"):
+        projector.write_embedding(FS, str(tmp_path), np.zeros((10000, 2)), label_img=np.zeros((10000, 1, 100, 90)),
+                                  metadata=[str(i) for i in range(10000)], tag="big")
+    projector.write_embedding(FS, str(tmp_path), np.zeros((10000, 2)), label_img=np.zeros((10000, 1, 81, 81)),
+                              tag="fits")
+    big, fits = upstream_read(tmp_path)["runs"]["."]["projector"]["embeddings"]
+    assert big["sprite"] is None and big["metadata"][-1] == "9999" and as_array(big["tensor"]).shape == (10000, 2)
+    assert fits["sprite"]["single_image_dim"] == [81, 81]
     assert projector.sprite_image(np.zeros((4, 1, 4096, 4096), np.uint8), 4).shape == (8192, 8192, 1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import threading
 import warnings
-from collections.abc import Mapping, Set
+from collections.abc import KeysView, Mapping, Set
 from typing import Any, Iterator, Optional, Sequence
 from urllib.parse import quote
 
@@ -123,7 +123,7 @@ def _label_text(label: Any) -> str:
 
 def _label_list(metadata: Any) -> list:
     """`metadata` as a list of labels (rows); an array's items keep their own dtype (NumPy scalars)."""
-    if isinstance(metadata, (str, bytes, Mapping, Set)):
+    if isinstance(metadata, (str, bytes, Mapping, Set)) and not isinstance(metadata, KeysView):  # dict.keys(): ordered
         raise TypeError(f"metadata: expected a sequence with one label per embedding row, got "
                         f"{type(metadata).__name__} {metadata!r:.40}")
     if hasattr(metadata, "shape"):
@@ -144,9 +144,14 @@ def _row_cells(label: Any, header: Sequence[str], index: int) -> list:
     return cells
 
 
+def _is_blank(line: str) -> bool:
+    """Whether the Projector skips this metadata line (blank after JavaScript's trim(), which also removes U+FEFF)."""
+    return not line.replace("\ufeff", "").strip()
+
+
 def _check_not_blank(line: str, index: int) -> str:
     """The Projector skips blank lines, which would give every later row the next row's labels."""
-    if not line.replace("\ufeff", "").strip():  # what JavaScript's trim() removes
+    if _is_blank(line):
         raise ValueError(f"metadata[{index}]: an empty or blank label; the Projector skips blank metadata lines, "
                          "which would shift every later label by one: give it a visible placeholder")
     return line
@@ -155,6 +160,10 @@ def _check_not_blank(line: str, index: int) -> str:
 def _metadata_bytes(metadata: Any, rows: int, header: Optional[Sequence[str]]) -> bytes:
     """metadata.tsv: one label per line, or a header line plus tab-separated columns (two or more:
     the Projector tells a header by its tab, so one column has no header line)."""
+    columns = getattr(metadata, "columns", None)  # a DataFrame: its columns by the header's names, if it has them all
+    if header is not None and columns is not None and not isinstance(header, (str, bytes)) \
+            and set(header) <= set(columns) and list(columns) != list(header):
+        metadata = metadata[list(header)]
     labels = _label_list(metadata)
     if len(labels) != rows:
         raise ValueError(f"metadata: expected one label per embedding row ({rows}), got {len(labels)}")
@@ -175,7 +184,7 @@ def _metadata_bytes(metadata: Any, rows: int, header: Optional[Sequence[str]]) -
             lines.append(_check_not_blank(_label_text(label), index))
     else:
         lines = ["\t".join(_label_text(name) for name in header)]
-        if not lines[0].strip():
+        if _is_blank(lines[0]):
             raise ValueError("metadata_header: the column names must not all be blank")
         for index, label in enumerate(labels):
             cells = _row_cells(label, header, index)
@@ -193,11 +202,6 @@ def sprite_image(label_img: Any, rows: int) -> np.ndarray:
     if images.shape[0] != rows:
         raise ValueError(f"label_img: expected one image per embedding row ({rows}), got {images.shape[0]}")
     side = math.ceil(math.sqrt(rows))
-    height, width = images.shape[2:]
-    if side * max(height, width) > _MAX_SPRITE_PX:
-        raise ValueError(f"label_img: {rows} thumbnails of {height}x{width} px tile into a {side * height}x"
-                         f"{side * width} px sprite, beyond the {_MAX_SPRITE_PX} px the Projector loads; "
-                         f"make them at most {_MAX_SPRITE_PX // side} px on each side")
     pixels = to_uint8(check_numeric(images, "label_img"), "label_img").transpose(0, 2, 3, 1)
     count, height, width, channels = pixels.shape
     canvas = np.zeros((side * side, height, width, channels), dtype=np.uint8)
@@ -276,6 +280,12 @@ def write_embedding(fs, run_dir: str, mat: Any, metadata: Any = None, label_img:
     # validate everything before writing anything
     metadata_data = None if metadata is None else _metadata_bytes(metadata, rows, metadata_header)
     sprite = None if label_img is None else sprite_image(label_img, rows)
+    if sprite is not None and max(sprite.shape[:2]) > _MAX_SPRITE_PX:
+        side = math.ceil(math.sqrt(rows))
+        warnings.warn(f"label_img: {rows} thumbnails tile into a {sprite.shape[0]}x{sprite.shape[1]} px sprite, beyond "
+                      f"the {_MAX_SPRITE_PX} px the Projector loads; the embedding is written without it (thumbnails "
+                      f"of at most {_MAX_SPRITE_PX // side} px a side fit)", stacklevel=3)
+        sprite = None
 
     safe_tag = quote(tag, safe="")
     if safe_tag in (".", ".."):  # a path part of its own: the run directory or its parent

@@ -164,3 +164,25 @@ def test_event_file_writer_option_checks():
         event_file.EventFileWriter("memory://x", on_error="ignore")
     with pytest.raises(ValueError, match="max_file_bytes"):
         event_file.EventFileWriter("memory://x", max_file_bytes=0)
+
+
+def test_a_read_ends_where_a_block_comes_back_short_without_a_get_past_it(s3, monkeypatch):
+    from tensorboard.storage import RangedObjectReader
+
+    with tensorboard.SummaryWriter("s3://runs/short") as writer:
+        for step in range(30):
+            writer.add_scalar("x", float(step), step)
+    storage = FsspecStorage("s3://runs/short")
+    (name,) = storage.listdir("s3://runs/short")
+    ranges = []
+    fetch = RangedObjectReader._fetch
+    monkeypatch.setattr(RangedObjectReader, "_fetch", lambda self, a, b: ranges.append((a, b)) or fetch(self, a, b))
+    steps = [event.step for event in reader.EventFileReader(f"s3://runs/short/{name}")]
+    assert steps == [0] + list(range(30))
+    assert ranges == [(0, RangedObjectReader.block_size)]  # one GET: the block came back short, so that is the end
+    monkeypatch.setattr(RangedObjectReader, "block_size", 100)  # whole blocks, then a short one
+    ranges.clear()
+    assert [event.step for event in reader.EventFileReader(f"s3://runs/short/{name}")] == steps
+    size = storage.fs.size(f"runs/short/{name}")
+    full_last = [size] if size % 100 == 0 else []  # a full last block: only a GET past it can tell
+    assert [start for start, _ in ranges] == list(range(0, size, 100)) + full_last

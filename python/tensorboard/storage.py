@@ -246,7 +246,9 @@ class RangedObjectReader:
     Event files only grow, and our remote writer re-uploads the whole, longer object on every
     flush. fsspec's file objects pin the version they opened (S3 ETag) and fail with
     FileExpired when an upload lands mid-read; a byte range of the newer object holds the
-    same bytes, so reading by ranges sees the file as it grows. Memory: one block.
+    same bytes, so reading by ranges sees the file as it grows, up to where a block came back
+    short: that is the end of this read, with no GET past it (an HTTP 416 per file; a
+    new reader sees what was added since). Memory: one block.
     """
 
     block_size = 4 << 20
@@ -255,6 +257,7 @@ class RangedObjectReader:
         self.fs, self.path = fs, path
         self.pos = 0
         self._block, self._block_start = b"", 0
+        self._end: int | None = None  # where a short block showed the object to end (no GET past it)
 
     def _fetch(self, start: int, end: int | None) -> bytes:
         try:
@@ -270,15 +273,21 @@ class RangedObjectReader:
         if size is None or size < 0:
             offset = self.pos - self._block_start
             head = self._block[offset:] if 0 <= offset < len(self._block) else b""
-            rest = self._fetch(self.pos + len(head), None)
+            at_end = self._end is not None and self.pos + len(head) >= self._end
+            rest = b"" if at_end else self._fetch(self.pos + len(head), None)
             self.pos += len(head) + len(rest)
             return head + rest
         parts, need = [], size
         while need > 0:
             offset = self.pos - self._block_start
             if not 0 <= offset < len(self._block):
+                if self._end is not None and self.pos >= self._end:
+                    break
+                want = max(need, self.block_size)
                 self._block_start = self.pos
-                self._block = self._fetch(self.pos, self.pos + max(need, self.block_size))
+                self._block = self._fetch(self.pos, self.pos + want)
+                if len(self._block) < want:  # the object ends here: the next read needs no GET (an HTTP 416)
+                    self._end = self.pos + len(self._block)
                 if not self._block:
                     break
                 offset = 0

@@ -11,7 +11,8 @@ writer is created, and only if
 we install a handler that flushes every open writer (bounded by FLUSH_TIMEOUT seconds), then
 restores the default action and re-sends SIGTERM to the process, which dies exactly as it would
 have (killed by signal 15; a shell reports exit status 143). A program that sets its own
-handler later simply replaces ours; its own handler should call `SummaryWriter.flush()`.
+handler later replaces ours; if that handler calls ours in turn (Lightning chains the handler it
+found), ours only flushes and returns, leaving the program's own shutdown to run.
 """
 from __future__ import annotations
 
@@ -51,7 +52,12 @@ def installed() -> bool:
 
 
 def _handle_sigterm(signum: int, frame) -> None:
-    """Flushes writers, then dies of SIGTERM as if no handler had been installed."""
+    """Flushes writers, then dies of SIGTERM as if no handler had been installed; called through
+    a later handler's chain, it only flushes (upstream has no handler there to kill the process)."""
+    if signal.getsignal(signum) is not _handle_sigterm:  # the program's own handler decides what SIGTERM does
+        if _flush_all is not None:
+            _flush_all(FLUSH_TIMEOUT)
+        return
     try:
         if _flush_all is not None:
             _flush_all(FLUSH_TIMEOUT)

@@ -4,12 +4,32 @@ from __future__ import annotations
 
 import atexit
 import os
+import sys
 import time
 import weakref
 
 from tensorboard import _background
 
 _open_writers: "weakref.WeakSet" = weakref.WeakSet()
+
+
+_finalizer_pid: int | None = None  # the process whose multiprocessing exit finalizers hold our exit flush
+
+
+def track(writer) -> None:
+    """Counts `writer` among the open writers that exit and SIGTERM flush.
+
+    A multiprocessing child started by fork (Linux's default; forkserver's children too) ends
+    with os._exit(), which skips atexit, but runs multiprocessing's exit finalizers first: in a
+    process where multiprocessing is loaded, the exit flush is registered there as well, once
+    per process, after the child's start has cleared the finalizers it inherited.
+    """
+    global _finalizer_pid
+    _open_writers.add(writer)
+    mp_util = sys.modules.get("multiprocessing.util")
+    if mp_util is not None and _finalizer_pid != os.getpid():
+        _finalizer_pid = os.getpid()
+        mp_util.Finalize(None, _close_all_at_exit, exitpriority=10)
 
 
 def flush_open_writers(timeout: float = 10.0) -> bool:

@@ -101,6 +101,11 @@ class NullSummaryWriter:
         """None: this rank has no event file."""
         return None
 
+    @property
+    def dropped_events(self) -> int:
+        """0: this rank writes nothing, so it drops nothing."""
+        return 0
+
     @contextlib.contextmanager
     def use_metadata(self, *, global_step=None, walltime=None):
         yield self

@@ -15,7 +15,7 @@ import threading
 import time
 from collections import deque
 
-from tensorboard import _signals, record
+from tensorboard import _signals, _writer_lifecycle, record
 from tensorboard._deferred import DEFAULT_MAX_PENDING_SNAPSHOT_BYTES, Deferred
 from tensorboard._deferred_writes import DeferredWrites
 from tensorboard._write_policy import ON_ERROR_CHOICES, RETRY_FIRST, EventWriteWarning, WritePolicy  # noqa: F401
@@ -123,7 +123,7 @@ class EventFileWriter(WritePolicy, DeferredWrites):
         self._thread = threading.Thread(target=self._run, name=f"tensorboard-writer:{os.path.basename(self.path)}",
                                         daemon=True)
         self._thread.start()
-        _open_writers.add(self)
+        _writer_lifecycle.track(self)
         _signals.install_sigterm_flush(flush_open_writers)
 
     # -- caller side -------------------------------------------------------------------------------

@@ -40,3 +40,47 @@ def test_default_trainer_logs_through_tensorboard(tmp_path):
     (run,) = [r for name, r in runs.items() if name.startswith("lightning_logs/version_0")]
     assert [s for s, _, _ in run["scalars"]["train_loss"]] == [1, 3, 5, 7]
     assert "epoch" in run["scalars"]
+
+
+SIGTERM_SCRIPT = """
+import json, os, signal
+import torch
+import lightning as L
+from lightning.pytorch.loggers import TensorBoardLogger
+
+class Tiny(L.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.Linear(4, 1)
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        loss = torch.nn.functional.mse_loss(self.layer(x), y)
+        self.log("train_loss", loss)
+        if batch_idx == 3:
+            os.kill(os.getpid(), signal.SIGTERM)  # a scheduler's preemption notice
+        return loss
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=0.1)
+
+class OnException(L.Callback):
+    def on_exception(self, trainer, pl_module, exception):
+        seen.append(type(exception).__name__)
+
+seen = []
+x = torch.randn(64, 4)
+data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, x.sum(1, keepdim=True)), batch_size=8)
+trainer = L.Trainer(max_epochs=1, logger=TensorBoardLogger("root"), callbacks=[OnException()], log_every_n_steps=1,
+                    enable_progress_bar=False, enable_model_summary=False, enable_checkpointing=False,
+                    accelerator="cpu")
+trainer.fit(Tiny(), data)
+print(json.dumps({"exceptions": seen, "interrupted": trainer.interrupted}))
+"""
+
+
+def test_sigterm_takes_lightnings_graceful_path(tmp_path):
+    """Lightning installs its SIGTERM handler after the logger's writer exists and calls ours from it:
+    ours flushes, and Lightning's own shutdown runs (on_exception, teardown) as with upstream."""
+    out = run_eco(SIGTERM_SCRIPT, tmp_path)  # raises unless the process exits 0
+    assert out == {"exceptions": ["SIGTERMException"], "interrupted": True}
+    (run,) = upstream_read(tmp_path / "root")["runs"].values()
+    assert [s for s, _, _ in run["scalars"]["train_loss"]] == [0, 1, 2, 3]

@@ -242,3 +242,87 @@ def test_handler_only_from_main_thread_and_without_own_handler(tmp_path):
     finally:
         signal.signal(signal.SIGTERM, previous)
         _signals._flush_all = previous_flush
+
+
+CHAINING_CHILD = """
+import os, signal, sys
+import tensorboard
+from tensorboard import _signals
+w = tensorboard.SummaryWriter(sys.argv[1], flush_secs=3600, max_queue=10**6)
+w.add_scalar("x", 0.0, 0)
+assert _signals.installed()
+previous, stop = signal.getsignal(signal.SIGTERM), []
+
+def graceful(signum, frame):  # what Lightning installs: note the signal, then call the handler found
+    stop.append(signum)
+    if callable(previous):
+        previous(signum, frame)
+
+signal.signal(signal.SIGTERM, graceful)
+for step in range(1, 1000):
+    w.add_scalar("x", float(step), step)
+    if step == 500:
+        os.kill(os.getpid(), signal.SIGTERM)
+    if stop:
+        w.add_scalar("x", -1.0, step + 1)  # the program's own shutdown: still logging
+        break
+w.close()
+print("graceful", flush=True)
+"""
+
+
+def test_a_handler_that_chains_to_ours_keeps_its_graceful_shutdown(tmp_path):
+    """Lightning installs its SIGTERM handler after the logger's writer exists and calls ours from it:
+    ours must flush and return, not kill the process under the program's own shutdown."""
+    import subprocess
+    import sys
+    import textwrap
+
+    result = subprocess.run([sys.executable, "-u", "-c", textwrap.dedent(CHAINING_CHILD), str(tmp_path)],
+                            env=h.child_env(), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.strip() == "graceful", result.stderr
+    assert h.upstream_steps(upstream_read(tmp_path)) == h.our_steps(tmp_path) == list(range(502))
+
+
+FORK_CHILD = """
+import multiprocessing as mp, sys, time
+import tensorboard
+
+def worker(run):
+    writer = tensorboard.SummaryWriter(f"{sys.argv[1]}/{run}")  # left open, as many scripts leave it
+    for step in range(5):
+        writer.add_scalar("x", float(step), step)
+    time.sleep(0.1)
+    return run
+
+if __name__ == "__main__":
+    ctx = mp.get_context(sys.argv[2])
+    process = ctx.Process(target=worker, args=("process",))
+    process.start()
+    process.join()
+    pool = ctx.Pool(2)
+    pool.map(worker, ["pool1", "pool2"])
+    pool.close()
+    pool.join()
+    with ctx.Pool(1) as pool:  # __exit__ terminates the worker with SIGTERM
+        pool.map(worker, ["terminated"])
+    print(process.exitcode, flush=True)
+"""
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])
+def test_multiprocessing_workers_that_leave_writers_open_lose_nothing(tmp_path, method):
+    """A fork-started worker ends with os._exit(), skipping atexit: multiprocessing's exit finalizers flush."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = tmp_path / "child.py"
+    script.write_text(textwrap.dedent(FORK_CHILD))
+    logdir = tmp_path / "logs"
+    result = subprocess.run([sys.executable, str(script), str(logdir), method], env=h.child_env(),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and result.stdout.strip() == "0", result.stderr
+    view = upstream_read(logdir)
+    for run in ("process", "pool1", "pool2", "terminated"):
+        assert h.upstream_steps(view, run) == h.our_steps(logdir / run) == list(range(5)), run

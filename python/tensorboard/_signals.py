@@ -54,14 +54,12 @@ def installed() -> bool:
 def _handle_sigterm(signum: int, frame) -> None:
     """Flushes writers, then dies of SIGTERM as if no handler had been installed; called through
     a later handler's chain, it only flushes (upstream has no handler there to kill the process)."""
-    if signal.getsignal(signum) is not _handle_sigterm:  # the program's own handler decides what SIGTERM does
-        if _flush_all is not None:
-            _flush_all(FLUSH_TIMEOUT)
-        return
+    chained = signal.getsignal(signum) is not _handle_sigterm  # then the program's own handler decides
     try:
         if _flush_all is not None:
             _flush_all(FLUSH_TIMEOUT)
     finally:
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-        os._exit(128 + signum)  # only reached if the re-sent signal was somehow not delivered
+        if not chained:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            os._exit(128 + signum)  # only reached if the re-sent signal was somehow not delivered

@@ -283,3 +283,50 @@ def test_pr_curves_and_videos_take_pending_values_without_converting_them_at_the
     (_, _, weighted), = run["tensors"]["scalar weight"]
     assert as_array(weighted)[:4, 0].tolist() == [2.0, 2.0, 0.0, 0.0]  # TP, FP, TN, FN at threshold 0
     assert run["images"]["v"][0][:3] == [4, 5, 4]  # step, width, height of the GIF
+
+
+def test_every_failed_value_is_raised_in_turn_and_close_counts_them(tmp_path):
+    writer = tensorboard.SummaryWriter(tmp_path)
+    raised = []
+    # a flush that raises a pending failure returns without waiting: flush until one returns
+    for call in [lambda: writer.add_histogram("bad1", jnp.asarray([jnp.nan]), 0),
+                 lambda: writer.add_histogram("bad2", jnp.asarray([jnp.inf]), 0),
+                 lambda: writer.add_histogram("bad3", jnp.asarray([jnp.inf]), 0), *[writer.flush] * 4,
+                 *[lambda step=step: writer.add_scalar("x", float(step), step) for step in range(4)]]:
+        try:
+            call()
+        except DeferredValueError as err:
+            raised.append(err.tag)
+    assert raised == ["bad1", "bad2", "bad3"]  # none is dropped
+    writer.add_histogram("bad4", jnp.asarray([jnp.nan]), 1)
+    writer.add_histogram("bad5", jnp.asarray([jnp.nan]), 1)
+    with pytest.raises(DeferredValueError, match=r"tag 'bad4' .* \(1 more failed after it, under tags 'bad5'; "):
+        writer.flush()
+    with pytest.raises(DeferredValueError, match="tag 'bad5'"):
+        writer.close()
+    assert scalars(tmp_path, "x") == [(step, float(step)) for step in range(4)]
+
+
+def test_arguments_beside_a_pending_value_are_taken_at_the_call(tmp_path):
+    """bins, labels and config_dict are the caller's objects: changing them after the call changes nothing."""
+    with tensorboard.SummaryWriter(tmp_path / "pending") as pending, \
+            tensorboard.SummaryWriter(tmp_path / "numpy") as direct:
+        for writer, array in ((pending, jnp.asarray), (direct, np.asarray)):
+            bins, labels = np.array([0.0, 1.0, 2.0, 3.0]), ["cat"]
+            config = {"camera": {"cls": "PerspectiveCamera", "fov": 75}}
+            writer.add_histogram("h", array([0.5, 1.5, 2.5]), 0, bins=bins)
+            writer.add_image_with_boxes("b", array(np.full((3, 20, 20), 0.5)), array([[1.0, 1, 5, 5]]), 0,
+                                        labels=labels)
+            writer.add_mesh("m", array(np.ones((1, 3, 3))), config_dict=config, global_step=0)
+            bins[:] = [10, 20, 30, 40]  # before the pending values are converted (close() waits for them)
+            labels[:] = ["dog", "extra"]
+            config["camera"]["fov"] = 10
+    views = upstream_read(tmp_path)["runs"]
+
+    def logged(run):  # everything but wall times; the mesh config is in the plugin metadata
+        view = views[run]
+        tensors = {tag: [[step, value] for step, _, value in rows] for tag, rows in view["tensors"].items()}
+        return view["histograms"], view["images"], tensors, view["metadata"]
+
+    assert logged("pending") == logged("numpy")
+    assert views["pending"]["histograms"]["h"][0][1]["bucket_limit"] == [1.0, 2.0, 3.0]

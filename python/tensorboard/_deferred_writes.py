@@ -29,6 +29,8 @@ class DeferredWrites:
         self._snapshots_in = 0  # device bytes of deferred values queued (producers)
         self._snapshots_out = 0  # ... and written or dropped (writer thread)
         self._deferred_error: BaseException | None = None  # raised once at the next call
+        self._deferred_backlog: list[BaseException] = []  # later failures, raised in turn after it
+        self._deferred_lock = threading.Lock()
         self._waiters = 0  # callers blocked until the writer catches up: the writer then encodes itself
         self._waiters_lock = threading.Lock()
         self._exiting = False  # set without a lock by the exit/SIGTERM flush
@@ -56,6 +58,23 @@ class DeferredWrites:
         if self._deferred_error is not None:
             self._raise_state()
 
+    def _take_deferred_error(self) -> BaseException | None:
+        """The failure to raise now (None if none); the next one in line takes its place. Its message
+        counts the failures still in line, so one raised by close() does not hide them."""
+        with self._deferred_lock:
+            error = self._deferred_error
+            if error is None:
+                return None
+            self._deferred_error = self._deferred_backlog.pop(0) if self._deferred_backlog else None
+            waiting = [self._deferred_error, *self._deferred_backlog] if self._deferred_error is not None else []
+        if not waiting:
+            return error
+        tags = ", ".join(repr(e.tag) for e in waiting[:5])
+        more = DeferredValueError(f"{error} ({len(waiting)} more failed after it, under tags {tags}"
+                                  f"{', ...' if len(waiting) > 5 else ''}; each is raised in turn)")
+        more.__cause__, more.tag = error.__cause__, error.tag
+        return more
+
     def _waiting(self) -> "_Waiting":
         """Context manager around a caller's wait: while any caller waits, the writer does not defer."""
         return _Waiting(self)
@@ -79,10 +98,14 @@ class DeferredWrites:
                 self._encode_ahead(item)
             event_bytes = item.outcome()
         except Exception as err:
-            if self._deferred_error is None:
-                self._deferred_error = DeferredValueError(
-                    f"the value logged asynchronously under tag {item.tag!r} could not be logged: {err}")
-                self._deferred_error.__cause__ = err
+            error = DeferredValueError(
+                f"the value logged asynchronously under tag {item.tag!r} could not be logged: {err}")
+            error.__cause__, error.tag = err, item.tag
+            with self._deferred_lock:
+                if self._deferred_error is None:
+                    self._deferred_error = error
+                else:
+                    self._deferred_backlog.append(error)
             event_bytes = None
         finally:
             item.release()  # frees the snapshot even while the encoder's queue still holds the item

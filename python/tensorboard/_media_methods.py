@@ -94,6 +94,8 @@ class MediaMethods:
 
         if _is_bins(global_step):  # seed 001's order: (tag, values, bins, global_step)
             global_step, bins = (None if bins == "tensorflow" else bins), global_step
+        if hasattr(bins, "__len__") and not isinstance(bins, str) and _deferred.framework_of(values) is not None:
+            bins = _private_copy(bins, "bins")  # edges as at the call, whatever the caller does next
         if self._deferred_if_pending(tag, {"values": values}, global_step, walltime,
                                      lambda array: summary.histogram(tag, array, bins=bins, max_bins=max_bins),
                                      lambda shape: check_histogram_args(shape, bins, max_bins)):
@@ -152,11 +154,12 @@ class MediaMethods:
         from tensorboard import summary
         from tensorboard.summary.image_boxes import check_image_boxes_args
 
+        pending_labels = None if labels is None or isinstance(labels, str) else list(labels)  # as at the call
         if self._deferred_if_pending(
                 tag, {"img_tensor": img_tensor, "box_tensor": box_tensor}, global_step, walltime,
-                lambda image, boxes: summary.image_boxes(tag, image, boxes, rescale, dataformats, labels),
+                lambda image, boxes: summary.image_boxes(tag, image, boxes, rescale, dataformats, pending_labels),
                 lambda image_shape, boxes_shape: check_image_boxes_args(image_shape, boxes_shape, dataformats,
-                                                                        labels, rescale)):
+                                                                        pending_labels, rescale)):
             return
         self._add(summary.image_boxes(check_tag(tag), img_tensor, box_tensor, rescale=rescale,
                                       dataformats=dataformats, labels=labels), global_step, walltime)
@@ -251,10 +254,13 @@ class MediaMethods:
         from tensorboard import summary
         from tensorboard.summary.mesh import check_mesh_args
 
+        import copy
+
+        pending_config = copy.deepcopy(config_dict)  # as at the call, whatever the caller changes next
         if self._deferred_if_pending(
                 tag, {"vertices": vertices, "colors": colors, "faces": faces}, global_step, walltime,
-                lambda points, rgb, triangles: summary.mesh(tag, points, rgb, triangles, config_dict),
-                lambda *shapes: check_mesh_args(*shapes, config_dict)):
+                lambda points, rgb, triangles: summary.mesh(tag, points, rgb, triangles, pending_config),
+                lambda *shapes: check_mesh_args(*shapes, pending_config)):
             return
         self._add(summary.mesh(check_tag(tag), vertices, colors=colors, faces=faces, config_dict=config_dict),
                   global_step, walltime)

@@ -230,7 +230,7 @@ class EventFileWriter(WritePolicy, DeferredWrites):
         self.close()
 
     def _raise_state(self) -> None:
-        deferred, self._deferred_error = self._deferred_error, None
+        deferred = self._take_deferred_error()
         if deferred is not None:
             raise deferred
         if self._error is not None:

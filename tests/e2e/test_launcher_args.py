@@ -48,3 +48,11 @@ def test_our_version_is_read_without_import(tmp_path):
     (tmp_path / "python" / "tensorboard" / "_version.py").write_text('__version__ = "9.8.7"\n')
     assert launcher.read_our_version(str(tmp_path)) == "9.8.7"
     assert launcher.read_our_version(str(tmp_path / "missing")) == "unknown"
+
+
+def test_abbreviated_host_and_bind_all_are_the_users_own():
+    """argparse takes unique prefixes: `--bind` is --bind_all and `--hos X` is --host X."""
+    assert launcher.rewrite_args(["--logdir", "x", "--bind"]) == ["--logdir", "x", "--bind"]
+    assert launcher.rewrite_args(["--hos", "127.0.0.2"]) == ["--hos", "127.0.0.2"]
+    assert launcher.rewrite_args(["--ho=127.0.0.2"]) == ["--ho=127.0.0.2"]
+    assert launcher.rewrite_args(["--logdir", "b"]) == ["--logdir", "b", "--host=127.0.0.1"]

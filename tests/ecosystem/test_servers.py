@@ -61,15 +61,25 @@ def processes_mentioning(text: str) -> list[int]:
     return found
 
 
+# An IPython shell with our extension loaded (one line: it is formatted into indented scripts).
+MAGIC_SHELL = ("from IPython.core.interactiveshell import InteractiveShell; from tensorboard import manager; "
+               "shell = InteractiveShell.instance(); shell.run_line_magic('load_ext', 'tensorboard')")
+
+
+def assert_server_gone(tmp_path) -> None:
+    """Waits (30 s at most) for the servers of `tmp_path` to exit after their SIGTERM, then checks."""
+    deadline = time.monotonic() + 30
+    while processes_mentioning(str(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not processes_mentioning(str(tmp_path)), "the %tensorboard server is still running"
+
+
 def test_ipython_tensorboard_magic_starts_our_launcher(tmp_path):
     run_eco(WRITE, tmp_path)
     port = free_port()
     out = run_eco(f"""
         import json, os, signal, time, urllib.request
-        from IPython.core.interactiveshell import InteractiveShell
-        from tensorboard import manager
-        shell = InteractiveShell.instance()
-        shell.run_line_magic("load_ext", "tensorboard")
+        {MAGIC_SHELL}
         shell.run_line_magic("tensorboard", "--logdir logs --port {port} --host 127.0.0.1")
         info, = [i for i in manager.get_all() if i.port == {port}]
         with urllib.request.urlopen("http://127.0.0.1:{port}/data/runs", timeout=30) as resp:
@@ -83,10 +93,7 @@ def test_ipython_tensorboard_magic_starts_our_launcher(tmp_path):
         print(json.dumps({{"pid": info.pid, "runs": runs}}))
     """, tmp_path)
     assert out["runs"] == ["run"]
-    deadline = time.monotonic() + 30
-    while processes_mentioning(str(tmp_path)) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not processes_mentioning(str(tmp_path)), "the %tensorboard server is still running"
+    assert_server_gone(tmp_path)
 
 
 def test_python_m_tensorboard_main_serves_with_every_plugin(tmp_path):
@@ -130,3 +137,23 @@ def test_program_tensorboard_in_process(tmp_path):
     """, tmp_path)  # the server thread ends with the interpreter
     assert out["url"] == f"http://127.0.0.1:{port}/"
     assert "loss" in out["tags"]["run"] and "projector" in out["plugins"]
+
+
+def test_ipython_magic_without_host_finds_and_reuses_its_server(tmp_path):
+    """`%tensorboard --logdir logs` (no --host): the launcher adds --host=127.0.0.1, but the server's
+    cache key stays that of the user's arguments, so the magic finds it at once and reuses it."""
+    run_eco(WRITE, tmp_path)
+    port = free_port()
+    out = run_eco(f"""
+        import json, os, signal, time
+        {MAGIC_SHELL}
+        shell.run_line_magic("tensorboard", "--logdir logs --port {port}")
+        again = manager.start(["--logdir", "logs", "--port", "{port}"])
+        infos = [i for i in manager.get_all() if i.port == {port}]
+        for info in manager.get_all():
+            if info.logdir.endswith("logs"):
+                os.kill(info.pid, signal.SIGTERM)
+        print(json.dumps({{"found": len(infos), "again": type(again).__name__}}))
+    """, tmp_path)
+    assert out["found"] == 1 and out["again"] == "StartReused"
+    assert_server_gone(tmp_path)

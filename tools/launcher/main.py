@@ -65,8 +65,13 @@ def _flag_value(args, name):
 
 
 def _has_flag(args, name):
-    """True if `--name` appears alone or as `--name=...`."""
-    return any(a == name or a.startswith(name + "=") for a in args)
+    """True if `--name` appears alone or as `--name=...`, or abbreviated (`--bind`, `--hos=...`),
+    as upstream's argparse accepts it."""
+    for arg in args:
+        token = arg.split("=", 1)[0]
+        if token == name or (token.startswith("--") and len(token) > 2 and name.startswith(token)):
+            return True
+    return False
 
 
 def _drop_flag(args, name):
@@ -200,14 +205,23 @@ def main(argv=None):
         return 0
 
     from absl import app  # pylint: disable=import-outside-toplevel
-    from tensorboard import main_lib, program  # pylint: disable=import-outside-toplevel
+    from tensorboard import main_lib, manager, program  # pylint: disable=import-outside-toplevel
     from tensorboard.plugins import base_plugin  # pylint: disable=import-outside-toplevel
 
     sys.argv = ["tensorboard"] + rewrite_args(args)
     main_lib.global_init()
     server = program.TensorBoard(plugins=renderer_plugins())
+
+    def configure(argv):
+        # The info file's cache key must come from the user's own arguments (what `%tensorboard`
+        # computes to find and reuse this server), not from ours with the added --host.
+        result = server.configure(argv)
+        server.cache_key = manager.cache_key(working_directory=os.getcwd(), arguments=list(args),
+                                             configure_kwargs={})
+        return result
+
     try:
-        app.run(server.main, flags_parser=server.configure)
+        app.run(server.main, flags_parser=configure)
     except base_plugin.FlagsError as e:
         print("Error: %s" % e, file=sys.stderr)
         return 1

@@ -3,11 +3,11 @@ TensorBoardLogger (its metadata check sees our `tensorboard` distribution) and l
 from eco_helpers import run_eco
 from upstream import upstream_read
 
-SCRIPT = """
-import json
+# The tiny module both scripts train; after_log(batch_idx) is the hook a script may override.
+TINY = """
+import json, os, signal
 import torch
 import lightning as L
-from lightning.fabric.loggers.tensorboard import _TENSORBOARD_AVAILABLE  # a metadata check
 from lightning.pytorch.loggers import TensorBoardLogger
 
 class Tiny(L.LightningModule):
@@ -18,9 +18,16 @@ class Tiny(L.LightningModule):
         x, y = batch
         loss = torch.nn.functional.mse_loss(self.layer(x), y)
         self.log("train_loss", loss)
+        self.after_log(batch_idx)
         return loss
+    def after_log(self, batch_idx):
+        pass
     def configure_optimizers(self):
         return torch.optim.SGD(self.parameters(), lr=0.1)
+"""
+
+SCRIPT = TINY + """
+from lightning.fabric.loggers.tensorboard import _TENSORBOARD_AVAILABLE  # a metadata check
 
 torch.manual_seed(0)
 x = torch.randn(64, 4)
@@ -42,25 +49,11 @@ def test_default_trainer_logs_through_tensorboard(tmp_path):
     assert "epoch" in run["scalars"]
 
 
-SIGTERM_SCRIPT = """
-import json, os, signal
-import torch
-import lightning as L
-from lightning.pytorch.loggers import TensorBoardLogger
-
-class Tiny(L.LightningModule):
-    def __init__(self):
-        super().__init__()
-        self.layer = torch.nn.Linear(4, 1)
-    def training_step(self, batch, batch_idx):
-        x, y = batch
-        loss = torch.nn.functional.mse_loss(self.layer(x), y)
-        self.log("train_loss", loss)
+SIGTERM_SCRIPT = TINY + """
+class Preempted(Tiny):
+    def after_log(self, batch_idx):
         if batch_idx == 3:
             os.kill(os.getpid(), signal.SIGTERM)  # a scheduler's preemption notice
-        return loss
-    def configure_optimizers(self):
-        return torch.optim.SGD(self.parameters(), lr=0.1)
 
 class OnException(L.Callback):  # Lightning then ends the process itself (exit status 0)
     def on_exception(self, trainer, pl_module, exception):
@@ -71,7 +64,7 @@ data = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, x.sum(1, ke
 trainer = L.Trainer(max_epochs=1, logger=TensorBoardLogger("root"), callbacks=[OnException()], log_every_n_steps=1,
                     enable_progress_bar=False, enable_model_summary=False, enable_checkpointing=False,
                     accelerator="cpu")
-trainer.fit(Tiny(), data)
+trainer.fit(Preempted(), data)
 """
 
 

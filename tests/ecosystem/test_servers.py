@@ -66,6 +66,14 @@ MAGIC_SHELL = ("from IPython.core.interactiveshell import InteractiveShell; from
                "shell = InteractiveShell.instance(); shell.run_line_magic('load_ext', 'tensorboard')")
 
 
+def own_info_dir(tmp_path) -> str:
+    """A TMPDIR of the test's own: the magic's server list (`<TMPDIR>/.tensorboard-info`) then holds
+    only this test's servers, never another process's, live or stale."""
+    path = tmp_path / "tmp"
+    path.mkdir(exist_ok=True)
+    return str(path)
+
+
 def assert_server_gone(tmp_path) -> None:
     """Waits (30 s at most) for the servers of `tmp_path` to exit after their SIGTERM, then checks."""
     deadline = time.monotonic() + 30
@@ -91,7 +99,7 @@ def test_ipython_tensorboard_magic_starts_our_launcher(tmp_path):
                 runs = json.loads(resp.read())
         os.kill(info.pid, signal.SIGTERM)
         print(json.dumps({{"pid": info.pid, "runs": runs}}))
-    """, tmp_path)
+    """, tmp_path, TMPDIR=own_info_dir(tmp_path))
     assert out["runs"] == ["run"]
     assert_server_gone(tmp_path)
 
@@ -150,10 +158,9 @@ def test_ipython_magic_without_host_finds_and_reuses_its_server(tmp_path):
         shell.run_line_magic("tensorboard", "--logdir logs --port {port}")
         again = manager.start(["--logdir", "logs", "--port", "{port}"])
         infos = [i for i in manager.get_all() if i.port == {port}]
-        for info in manager.get_all():
-            if info.logdir.endswith("logs"):
-                os.kill(info.pid, signal.SIGTERM)
+        for info in infos:
+            os.kill(info.pid, signal.SIGTERM)
         print(json.dumps({{"found": len(infos), "again": type(again).__name__}}))
-    """, tmp_path)
+    """, tmp_path, TMPDIR=own_info_dir(tmp_path))
     assert out["found"] == 1 and out["again"] == "StartReused"
     assert_server_gone(tmp_path)

@@ -20,7 +20,9 @@ from tensorboard.graph import framework_of, to_graph_def  # noqa: E402
 from upstream import upstream_read  # noqa: E402
 
 #: Primitives the converter inlines as a scope instead of drawing a node.
-CALLS = {"jit", "pjit", "custom_jvp_call", "custom_vjp_call", "remat2", "checkpoint", "closed_call"}
+CALLS = {"jit", "pjit", "custom_jvp_call", "custom_vjp_call", "remat2", "checkpoint", "closed_call", "shard_map"}
+#: Primitives drawn as a scope holding their sub-jaxprs; others' sub-jaxprs (a scatter's combiner) are not drawn.
+CONTROL_FLOW = {"cond", "while", "scan", "custom_linear_solve"}
 STRUCTURAL = {"Input", "Output", "Const"}
 REPO = Path(__file__).resolve().parents[2]
 
@@ -40,8 +42,9 @@ def primitive_counts(jaxpr) -> Counter:
     for eqn in getattr(jaxpr, "jaxpr", jaxpr).eqns:
         if eqn.primitive.name not in CALLS:
             counts[eqn.primitive.name] += 1
-        for sub in jcore.jaxprs_in_params(eqn.params):
-            counts += primitive_counts(sub)
+        if eqn.primitive.name in CALLS | CONTROL_FLOW:
+            for sub in jcore.jaxprs_in_params(eqn.params):
+                counts += primitive_counts(sub)
     return counts
 
 
@@ -266,3 +269,88 @@ def test_a_renamed_node_never_takes_the_name_of_a_scope(tmp_path):
     (mul,) = op_nodes(view, "mul")
     assert add.startswith("add/") and mul == "add/add/mul"
     assert view.nodes[mul]["inputs"][0][0] == add
+
+
+def test_a_combiner_is_no_data_path_scatter_and_reduce_are_one_node(tmp_path):
+    """scatter-add's `update_jaxpr` and a custom reducer are how the op combines, not a call on its
+    operands: the op is one node fed by operand, indices and updates, the combiner's text an attribute."""
+    def fn(a, i, u, m):
+        scattered = a.at[i].add(u)
+        reduced = jax.lax.reduce(m, 0.0, lambda p, q: jnp.maximum(p, q) * 1.0, (0,))
+        pooled = jax.lax.reduce_window(m, 0.0, lambda p, q: p + q * 1.0, (2, 2), (1, 1), "VALID")
+        return scattered, reduced, pooled
+
+    args = (jnp.zeros(5), jnp.array([1, 3]), jnp.ones(2), jnp.ones((3, 4)))
+    view = read_back(tmp_path, fn, args)
+    assert op_counts(view) == primitive_counts(jax.make_jaxpr(fn)(*args))
+    assert not any(node["op"] in ("max", "mul") for node in view.nodes.values())  # only in the combiners
+    assert not any(name.startswith(("scatter-add/", "reduce/", "reduce_window/")) for name in view.nodes)
+    (scatter,) = op_nodes(view, "scatter-add")
+    inputs = [name for name, _ in view.nodes[scatter]["inputs"]]
+    assert inputs[0] == "input/a" and inputs[2] == "input/u"
+    assert view.nodes[inputs[1]]["attrs"]["_output_shapes"] == [[2, 1]]  # the indices
+    assert "add" in view.nodes[scatter]["attrs"]["update_jaxpr"]
+    (reduce,) = op_nodes(view, "reduce")
+    assert view.nodes[reduce]["inputs"][0] == ("input/m", 0)
+    assert view.nodes[reduce]["attrs"]["_output_shapes"] == [[4]]
+    assert view.nodes["output/output1"]["inputs"] == [(reduce, 0)]
+    (pool,) = op_nodes(view, "reduce_window")
+    assert view.nodes[pool]["attrs"]["_output_shapes"] == [[2, 3]]
+    assert view.nodes["output/output2"]["inputs"] == [(pool, 0)]
+
+
+def test_custom_linear_solve_feeds_each_function_its_own_operands(tmp_path):
+    def explicit(a, m, b):
+        return jax.lax.custom_linear_solve(lambda x: a @ x, b, lambda f, y: m @ y, lambda f, y: m.T @ y)
+
+    def dot_inputs(view, scope):
+        (node,) = [n for n in op_nodes(view, "dot_general") if n.startswith(scope)]
+        return {name for name, _ in view.nodes[node]["inputs"]}
+
+    args = (jnp.eye(3) * 2.0, jnp.eye(3) * 0.5, jnp.ones(3))
+    view = read_back(tmp_path / "explicit", explicit, args)
+    assert op_counts(view) == primitive_counts(jax.make_jaxpr(explicit)(*args))
+    assert dot_inputs(view, "custom_linear_solve/matvec/") == {"input/a", "input/b"}
+    assert dot_inputs(view, "custom_linear_solve/solve/") == {"input/m", "input/b"}
+
+    view = read_back(tmp_path / "solve", jnp.linalg.solve, args[1:])  # matvec closes over the matrix
+    assert dot_inputs(view, "solve/custom_linear_solve/matvec/") == {"input/a", "input/b"}
+
+
+def test_constants_without_an_int64_or_numpy_form_are_kept(tmp_path):
+    """A closed-over PRNG key has no NumPy form; a uint64 mask beyond int64 is kept as its digits."""
+    key = jax.random.key(0)
+    view = read_back(tmp_path / "key", lambda a: a + jax.random.normal(key, a.shape), (jnp.ones((2, 2)),))
+    (closed,) = [n for n in op_nodes(view, "Const") if view.nodes[n]["attrs"]["kind"] == "closed_over"]
+    assert view.nodes[closed]["attrs"]["dtype"].startswith("key<")
+    with jax.enable_x64(True):
+        mask = np.uint64(2**64 - 1)
+        view = read_back(tmp_path / "mask", lambda a: a & mask, (jnp.arange(3, dtype=jnp.uint64),))
+    values = [view.nodes[n]["attrs"].get("value") for n in op_nodes(view, "Const")]
+    assert str(2**64 - 1) in values
+
+
+def test_static_argnums_pass_flags_and_sizes_as_python_values(tmp_path):
+    import flax.linen as nn
+
+    class Net(nn.Module):
+        @nn.compact
+        def __call__(self, x, train: bool):
+            return nn.Dropout(0.5, deterministic=not train)(nn.Dense(4)(x))
+
+    x = jnp.ones((2, 3))
+    with pytest.raises(TypeError, match="static_argnums"):
+        to_graph_def(Net(), (x, False))
+    view = read_back(tmp_path / "linen", Net(), (x, False), static_argnums=1)
+    assert op_nodes(view, "Input") == ["params/Dense_0/bias", "params/Dense_0/kernel", "input/x"]
+    assert "rng_bit_generator" not in op_counts(view) and op_counts(view)["dot_general"] == 1
+
+    scaled = jax.jit(lambda a, n: a * n, static_argnums=1)
+    with pytest.raises(ValueError, match="static_argnums"):
+        to_graph_def(scaled, (x, 3))
+    view = read_back(tmp_path / "jit", scaled, (x, 3), static_argnums=(-1,))
+    assert op_nodes(view, "Input") == ["input/a"]
+    (mul,) = op_nodes(view, "mul")
+    assert any(view.nodes[name]["attrs"].get("value") == 3 for name, _ in view.nodes[mul]["inputs"])
+    with pytest.raises(ValueError, match="static_argnums"):
+        to_graph_def(scaled, (x, 3), static_argnums=2)

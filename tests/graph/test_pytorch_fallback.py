@@ -98,3 +98,82 @@ def test_when_every_tracer_fails_the_error_names_each():
     with pytest.raises(RuntimeError, match="cannot trace DictOut.*torch.export: .*torch.fx.symbolic_trace: "
                                            ".*torch.jit.trace: "):
         _convert(model, torch.zeros(2, 5))  # 5 features for a Linear(3, 2)
+
+
+def test_an_item_of_a_nested_output_is_wired_to_that_item():
+    """`out, (h, c) = lstm(x)` on the fx path: h and c are the items of LSTM's second output, not its first."""
+    class Config:  # not a pytree: torch.export refuses it, torch.fx takes over
+        scale = 2.0
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = torch.nn.LSTM(3, 4, batch_first=True)
+            self.fc_out, self.fc_h, self.fc_c = torch.nn.Linear(4, 1), torch.nn.Linear(4, 5), torch.nn.Linear(4, 6)
+
+        def forward(self, x, config):
+            out, (h, c) = self.lstm(x * config.scale)
+            return self.fc_out(out), self.fc_h(h), self.fc_c(c)
+
+    torch.manual_seed(0)
+    model, inputs = Net(), (torch.ones(2, 7, 3), Config())
+    graph, caught = _convert(model, inputs)
+    assert _fallback_notes(caught)[0].endswith("its graph comes from torch.fx.symbolic_trace")
+    view = GraphView.from_proto(graph)
+    assert our_view(view, short=True) == fx_view(model, inputs)
+    assert view.nodes["fc_out/Linear"]["inputs"][0] == ("lstm/LSTM", 0)
+    (pair,) = [name for name, node in view.nodes.items() if node["inputs"][:1] == [("lstm/LSTM", 1)]]
+    assert view.nodes[pair]["attrs"]["_output_shapes"] == [[1, 2, 4], [1, 2, 4]]
+    assert view.nodes["fc_h/Linear"]["inputs"][0] == (pair, 0)
+    assert view.nodes["fc_c/Linear"]["inputs"][0] == (pair, 1)
+
+
+def test_script_control_flow_blocks_are_scopes_fed_by_their_values(tmp_path):
+    """A scripted If / Loop: the ops of each block are drawn under If/block<i> and Loop/block0, wired
+    to the values they read; non-tensor arguments (an int, a tuple) get their type as dtype."""
+    from tensorboard import SummaryWriter
+    from upstream import upstream_run
+
+    class Branches(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(2, 2)
+
+        def forward(self, x, y, n: int, pair: tuple[torch.Tensor, torch.Tensor]):
+            if bool(x.sum() > 0):
+                z = self.fc(y) - x
+            else:
+                z = x - y
+            for _ in range(n):
+                z = z * pair[0]
+            return z
+
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_graph(torch.jit.script(Branches()))
+    view = GraphView.from_upstream(upstream_run(tmp_path)["graph"])
+    assert view.dangling_inputs() == [] and view.scopes_clash() == []
+    assert view.nodes["input/n"]["attrs"]["dtype"] == "int"
+    assert view.nodes["input/pair"]["attrs"]["dtype"].startswith("Tuple[Tensor, Tensor]")
+    assert view.nodes["If/block0/linear"]["inputs"] == [("input/y", 0), ("fc/weight", 0), ("fc/bias", 0)]
+    assert view.nodes["If/block0/sub"]["inputs"] == [("If/block0/linear", 0), ("input/x", 0)]
+    assert view.nodes["If/block1/sub"]["inputs"] == [("input/x", 0), ("input/y", 0)]
+    assert set(view.nodes["If/If"]["inputs"][1:]) == {("If/block0/sub", 0), ("If/block1/sub", 0)}
+    (mul,) = [name for name in view.nodes if name.startswith("Loop/block0/") and view.nodes[name]["op"] == "aten::mul"]
+    assert view.nodes[mul]["inputs"][0] == ("If/If", 0)  # the loop body reads the loop's initial value
+    assert ("input/n", 0) in view.nodes["Loop/Loop"]["inputs"] and ("Loop/Loop", 0) in view.nodes["output/output0"]["inputs"]
+
+
+def test_tuple_inputs_reach_the_jit_trace_fallback():
+    class TupleIn(torch.nn.Module):
+        def forward(self, pair, k):
+            if k.sum() > -1:  # a branch on a value: export and fx refuse, jit.trace takes it
+                return pair[1] - pair[0] * k
+            return k
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        graph = to_graph_def(TupleIn(), ((torch.ones(2), torch.zeros(2)), torch.ones(2)))
+    view = GraphView.from_proto(graph)
+    assert view.dangling_inputs() == []
+    assert view.nodes["input/pair"]["attrs"]["dtype"].startswith("Tuple")
+    assert ("input/k", 0) in view.nodes["mul"]["inputs"]

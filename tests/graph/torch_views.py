@@ -53,7 +53,8 @@ def fx_view(model, inputs):
             origin[node] = node.target
         elif node.op == "call_function" and node.target is operator.getitem and \
                 isinstance(node.args[0].meta.get("tensor_meta"), tuple) and \
-                not hasattr(node.args[0].meta["tensor_meta"], "shape"):
+                not hasattr(node.args[0].meta["tensor_meta"], "shape") and \
+                hasattr(node.meta.get("tensor_meta"), "shape"):  # a tensor item; a tuple item stays a node
             origin[node] = origin[node.args[0]]
         elif node.op in ("call_function", "call_method", "call_module"):
             if node.op == "call_module":

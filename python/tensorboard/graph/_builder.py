@@ -45,7 +45,10 @@ def make_attr(value: Any) -> graph_pb2.AttrValue | None:
     elif isinstance(value, bool):
         attr.b = value
     elif isinstance(value, int):
-        attr.i = value
+        if _fits_int64(value):
+            attr.i = value
+        else:  # uint64 beyond int64 (a mask constant): its digits, rather than a wrapped number
+            attr.s = str(value).encode("utf-8")
     elif isinstance(value, float):
         attr.f = value
     elif isinstance(value, bytes):
@@ -59,7 +62,10 @@ def make_attr(value: Any) -> graph_pb2.AttrValue | None:
         elif all(isinstance(v, bool) for v in items):
             attr.list.b.extend(items)
         elif all(isinstance(v, int) and not isinstance(v, bool) for v in items):
-            attr.list.i.extend(items)
+            if all(_fits_int64(v) for v in items):
+                attr.list.i.extend(items)
+            else:
+                attr.list.s.extend(str(v).encode("utf-8") for v in items)
         elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items):
             attr.list.f.extend(float(v) for v in items)
         elif all(isinstance(v, str) for v in items):
@@ -71,6 +77,10 @@ def make_attr(value: Any) -> graph_pb2.AttrValue | None:
     else:
         attr.s = str(value).encode("utf-8")
     return attr
+
+
+def _fits_int64(value: int) -> bool:
+    return -(1 << 63) <= value < (1 << 63)
 
 
 def plain_constant(value: Any) -> Any:

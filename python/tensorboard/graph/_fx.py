@@ -9,7 +9,8 @@ One walker serves both tracers, since both give a `torch.fx.Graph`:
   exported program's signature), `Parameter` / `Buffer` / `Constant` nodes named by their
   qualified name ("fc1.weight" -> "fc1/weight"); unused parameters and buffers are left out;
 * constant arguments become attributes named by the operator schema (`stride`, `dim`, ...);
-  `operator.getitem` on a multi-output call is an output index on the edge, not a node;
+  `operator.getitem` picking a tensor of a multi-output call is an output index on the edge, not
+  a node (an item that is a tuple, as LSTM's `(h, c)`, is a getitem node reading that output);
 * output shapes and dtypes come from `node.meta["val"]` (export's fake tensors) or
   `node.meta["tensor_meta"]` (`ShapeProp`), as `_output_shapes` and `output_dtypes`.
 """
@@ -50,9 +51,23 @@ def described_outputs(node: Any) -> list[tuple[list[int], str]] | None:
     return None
 
 
-def _is_multi_output(node: Any) -> bool:
-    value = node.meta.get("val", node.meta.get("tensor_meta"))
-    return isinstance(value, (list, tuple)) and not (hasattr(value, "shape") and hasattr(value, "dtype"))
+def _output_item(node: Any) -> tuple[int, bool] | None:
+    """For `operator.getitem(call, i)` on a call with several outputs: (i, whether item i is a tensor).
+
+    A tensor item is an output index on the edge, no node; an item that is itself a tuple (LSTM's
+    `(h, c)`) stays a getitem node fed by that output, so its own items index it."""
+    import torch.fx
+
+    if node.op != "call_function" or node.target is not operator.getitem:
+        return None
+    source, index = node.args[0], node.args[1]
+    if not isinstance(source, torch.fx.Node) or not isinstance(index, int):
+        return None
+    value = source.meta.get("val", source.meta.get("tensor_meta"))
+    if not isinstance(value, (list, tuple)) or hasattr(value, "shape") or not -len(value) <= index < len(value):
+        return None
+    item = value[index]
+    return index % len(value), hasattr(item, "shape") and hasattr(item, "dtype")
 
 
 def scope_of(node: Any) -> str:
@@ -148,14 +163,17 @@ def fx_graph_def(graph: Any, root: Any, sources: Mapping[str, Source] | None = N
                 op = "Parameter" if isinstance(value, torch.nn.Parameter) else (
                     "Buffer" if node.target in dict(root.named_buffers()) else "Constant")
                 values[node] = (tensor_node(node.target, op, value), 0)
-        elif node.op == "call_function" and node.target is operator.getitem and isinstance(node.args[1], int) \
-                and isinstance(node.args[0], torch.fx.Node) and _is_multi_output(node.args[0]):
+        elif (item := _output_item(node)) is not None and item[1]:
             if node.args[0] in values:
-                values[node] = (values[node.args[0]][0], node.args[1])
+                values[node] = (values[node.args[0]][0], item[0])
         elif node.op in ("call_function", "call_method", "call_module"):
             op, short, arg_names, attrs = describe_call(node, root)
             edges = []
-            named = [(arg_names[i] if i < len(arg_names) else f"arg{i}", a) for i, a in enumerate(node.args)]
+            if item is not None and node.args[0] in values:  # a tuple item: the node reads that output
+                edges.append((values[node.args[0]][0], item[0]))
+                attrs["index"] = item[0]
+            args = () if item is not None else node.args  # (source, index): both taken above
+            named = [(arg_names[i] if i < len(arg_names) else f"arg{i}", a) for i, a in enumerate(args)]
             for key, arg in named + list(node.kwargs.items()):
                 inputs = _nodes_in(arg)
                 if inputs:

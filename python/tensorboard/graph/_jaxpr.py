@@ -5,10 +5,13 @@
   linen modules record (`MLP/Dense_0`); output shapes as `_output_shapes`, dtypes as
   `output_dtypes`, simple parameters (numbers, strings, shapes, dtypes) as attributes;
 * arguments are `Input` nodes named by the caller, closed-over arrays and literals `Const` nodes;
-* call-like primitives (`jit`, `custom_jvp_call`, `custom_vjp_call`, `checkpoint`, `closed_call`)
-  are a scope holding their equations, the inner inputs wired to the outer operands;
-* control flow (`cond`, `while`, `scan`) is a scope with one sub-scope per branch / body / cond
-  and a node of the primitive (`cond/cond`) fed by their results.
+* call-like primitives (`jit`, `custom_jvp_call`, `custom_vjp_call`, `checkpoint`, `closed_call`,
+  `shard_map`) are a scope holding their equations, the inner inputs wired to the outer operands;
+* control flow (`cond`, `while`, `scan`, `custom_linear_solve`) is a scope with one sub-scope per
+  branch / body / cond / solver function, each fed by its own operands, and a node of the
+  primitive (`cond/cond`) fed by their results;
+* any other primitive with a sub-jaxpr (`scatter-add`'s combiner, `reduce`'s reducer) is one
+  node fed by all its operands, the sub-jaxpr's text an attribute: its body computes no edge.
 """
 from __future__ import annotations
 
@@ -24,6 +27,13 @@ Edge = tuple[int, int]  # (node handle, output index)
 _SCOPE_NAMES = {"remat2": "checkpoint", "remat": "checkpoint", "pjit": "jit"}
 #: Sub-jaxpr parameters of control flow, as scope names.
 _SUB_NAMES = {"jaxpr": "body", "cond_jaxpr": "cond", "body_jaxpr": "body"}
+#: Primitives that call their one sub-jaxpr on their operands: drawn as the sub-jaxpr, inlined.
+_CALLS = frozenset({"jit", "pjit", "closed_call", "core_call", "named_call", "custom_jvp_call", "custom_vjp_call",
+                    "custom_vjp_call_jaxpr", "remat", "remat2", "checkpoint", "shard_map", "xla_call", "xla_pmap"})
+#: Control flow whose sub-jaxprs take (some of) the operands: one scope per sub-jaxpr.
+_CONTROL_FLOW = frozenset({"cond", "while", "scan", "custom_linear_solve"})
+#: Longest sub-jaxpr text kept as an attribute of an opaque node.
+_MAX_JAXPR_TEXT = 1000
 #: Largest constant whose values are kept as an attribute.
 _MAX_CONST_VALUES = 16
 
@@ -55,8 +65,11 @@ def sub_jaxprs(params: dict) -> list[tuple[str, Any]]:
     for key, value in params.items():
         if _is_jaxpr(value):
             found.append((_SUB_NAMES.get(key, key), value))
-        elif isinstance(value, (tuple, list)) and value and all(_is_jaxpr(v) for v in value):
-            found += [(f"branch{i}" if key == "branches" else f"{key}{i}", v) for i, v in enumerate(value)]
+        elif (isinstance(value, (tuple, list)) and any(_is_jaxpr(v) for v in value)
+              and all(v is None or _is_jaxpr(v) for v in value)):
+            fields = getattr(value, "_fields", None)  # custom_linear_solve: (matvec, vecmat, solve, transpose_solve)
+            found += [(fields[i] if fields else f"branch{i}" if key == "branches" else f"{key}{i}", v)
+                      for i, v in enumerate(value) if v is not None]
     return found
 
 
@@ -96,8 +109,10 @@ def _const_attrs(value: Any, dtype: str) -> dict[str, Any]:
     import numpy as np
 
     size = getattr(value, "size", None)
-    if size is not None and size > _MAX_CONST_VALUES:  # never copy a large array to the host
-        return {"dtype": dtype or str(getattr(value, "dtype", ""))}
+    own_dtype = getattr(value, "dtype", None)
+    if (size is not None and size > _MAX_CONST_VALUES  # never copy a large array to the host
+            or own_dtype is not None and not isinstance(own_dtype, np.dtype)):  # PRNG keys: no NumPy form
+        return {"dtype": dtype or str(own_dtype or "")}
     array = np.asarray(value)
     attrs: dict[str, Any] = {"dtype": dtype or str(array.dtype)}
     if array.size <= _MAX_CONST_VALUES and array.dtype.kind in "biuf":
@@ -141,12 +156,15 @@ class JaxprWalker:
         """Adds one equation: a node, an inlined call scope, or a control-flow scope."""
         name = eqn.primitive.name
         subs = sub_jaxprs(eqn.params)
-        if len(subs) == 1 and name not in ("scan", "while", "cond"):
+        if len(subs) == 1 and name in _CALLS:
             inner, _ = _open(subs[0][1])
             if len(inner.invars) == len(operands) and len(inner.outvars) == len(eqn.outvars):
                 label = _call_label(eqn, inner)
                 scope = where if where.rsplit("/", 1)[-1] == label else _join(where, label)
                 return self.walk(subs[0][1], operands, scope)
+        if name not in _CONTROL_FLOW:  # a combiner or an unknown use of a jaxpr: one node, every operand
+            return self._node(eqn, [e for e in operands if e is not None], _join(where, name),
+                              {label: _jaxpr_text(sub) for label, sub in subs})
         scope = _join(where, _SCOPE_NAMES.get(name, name))
         results: list[Edge] = []
         wired: set[int] = set()
@@ -156,18 +174,32 @@ class JaxprWalker:
             outs = self.walk(sub, [operands[i] for i in taken], _join(scope, label))
             results += [e for e in outs if e is not None]
         direct = [e for i, e in enumerate(operands) if i not in wired and e is not None]
+        return self._node(eqn, direct + results, _join(scope, name) if subs else _join(where, name))
+
+    def _node(self, eqn: Any, inputs: list[Edge], name: str, extra: dict[str, Any] | None = None) -> list[Edge]:
+        """One node for the equation: its parameters and output dtypes as attributes."""
         shapes, dtypes = zip(*[_aval(v) for v in eqn.outvars]) if eqn.outvars else ((), ())
         attrs = {k: simple_param(v) for k, v in eqn.params.items() if not _is_jaxpr(v)}
+        attrs.update(extra or {})
         attrs["output_dtypes"] = list(dtypes)
-        node = self.builder.add(_join(scope, name) if subs else _join(where, name), name,
-                                direct + results, attrs, list(shapes))
+        node = self.builder.add(name, eqn.primitive.name, inputs, attrs, list(shapes))
         return [(node, i) for i in range(len(eqn.outvars))]
 
     @staticmethod
     def _operands_of(eqn: Any, label: str, sub: Any, count: int) -> list[int]:
-        """Which operands feed a sub-jaxpr's invars (while splits its consts; others take the last n)."""
+        """Which operands feed a sub-jaxpr's invars: `while` and `custom_linear_solve` give each
+        sub-jaxpr its own consts before the shared carry / vector; the others take the last n."""
         inner, _ = _open(sub)
         n = len(inner.invars)
+        if eqn.primitive.name == "custom_linear_solve":
+            lengths = eqn.params["const_lengths"]
+            fields = list(getattr(lengths, "_fields", ()))
+            if label in fields:
+                start = sum(lengths[:fields.index(label)])
+                own = list(range(start, start + lengths[fields.index(label)]))
+                taken = own + list(range(sum(lengths), count))
+                if len(taken) == n:
+                    return taken
         if eqn.primitive.name == "while":
             cond_n, body_n = eqn.params.get("cond_nconsts", 0), eqn.params.get("body_nconsts", 0)
             carry = list(range(cond_n + body_n, count))
@@ -185,6 +217,12 @@ def _call_label(eqn: Any, inner: Any) -> str:
         return _SCOPE_NAMES[name]
     func = eqn.params.get("name") or getattr(getattr(inner, "debug_info", None), "func_name", None)
     return str(func) if func and str(func).isidentifier() else name
+
+
+def _jaxpr_text(jaxpr: Any) -> str:
+    """A sub-jaxpr as text for an attribute, shortened to `_MAX_JAXPR_TEXT` characters."""
+    text = str(jaxpr)
+    return text if len(text) <= _MAX_JAXPR_TEXT else text[:_MAX_JAXPR_TEXT - 3] + "..."
 
 
 def _join(scope: str, name: str) -> str:

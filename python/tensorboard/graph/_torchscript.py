@@ -10,7 +10,10 @@ neither `torch.export` nor `torch.fx` can take. In the inlined TorchScript graph
 * constants (`prim::Constant`, constant lists) become attributes of the operators that
   use them, named by the operator schema's argument names (`stride`, `dim`, ...);
 * graph inputs become `input/<name>` nodes, results `output/output<i>` nodes; output
-  shapes of traced tensors are stored as `_output_shapes`.
+  shapes of traced tensors are stored as `_output_shapes`;
+* control flow of scripted code (`prim::If`, `prim::Loop`) is a scope `If` / `Loop` with one
+  sub-scope per block (`block0`, ...), and a node of its own fed by its inputs and the blocks'
+  results; a loop body reads the loop's initial values.
 """
 from __future__ import annotations
 
@@ -37,9 +40,13 @@ def _sizes(value: Any) -> list[int] | None:
 
 
 def _dtype(value: Any) -> str:
+    """A tensor's scalar type ('Float'), else the value's type ('int', 'Tuple[Tensor, Tensor]')."""
+    import torch
+
     kind = value.type()
-    scalar = kind.scalarType() if hasattr(kind, "scalarType") else None
-    return str(scalar) if scalar else str(kind)
+    if isinstance(kind, torch._C.TensorType):  # other types assert inside scalarType()
+        return str(kind.scalarType() or kind)
+    return str(kind)
 
 
 def _scope(node: Any) -> str:
@@ -85,50 +92,53 @@ def script_graph_def(model: Any) -> graph_pb2.GraphDef:
     import torch
 
     graph = model.inlined_graph
-    tensors = dict(model.named_parameters())
-    buffers = dict(model.named_buffers())
-
-    builder = GraphBuilder()
-    # value id -> ("node", handle, index) | ("module", path) | (_CONST, python value)
-    values: dict[int, tuple] = {}
-    params: dict[str, int] = {}
-    graph_inputs = list(graph.inputs())
-    for position, value in enumerate(graph_inputs):
+    walker = _ScriptWalker(dict(model.named_parameters()), dict(model.named_buffers()))
+    for position, value in enumerate(graph.inputs()):
         if position == 0 and isinstance(value.type(), torch._C.ClassType):
-            values[value.unique()] = ("module", "")
+            walker.values[value.unique()] = ("module", "")
             continue
         name = re.sub(r"\.\d+$", "", value.debugName()) or f"input{position}"
-        handle = builder.add(f"input/{name}", "Input", attrs={"dtype": _dtype(value)},
-                             shapes=[_sizes(value)])
-        values[value.unique()] = ("node", handle, 0)
+        handle = walker.builder.add(f"input/{name}", "Input", attrs={"dtype": _dtype(value)},
+                                    shapes=[_sizes(value)])
+        walker.values[value.unique()] = ("node", handle, 0)
+    walker.nodes(graph.nodes(), "")
+    for index, value in enumerate(graph.outputs()):
+        entry = walker.values.get(value.unique())
+        if entry is not None and entry[0] == "node":
+            walker.builder.add(f"output/output{index}", "Output", [(entry[1], entry[2])], shapes=[_sizes(value)])
+    return walker.builder.build()
 
-    for node in graph.nodes():
+
+class _ScriptWalker:
+    """Adds TorchScript nodes to a GraphBuilder, recursing into the blocks of If and Loop."""
+
+    def __init__(self, tensors: dict[str, Any], buffers: dict[str, Any]):
+        self.builder = GraphBuilder()
+        self.tensors, self.buffers = tensors, buffers
+        # value id -> ("node", handle, index) | ("module", path) | (_CONST, python value)
+        self.values: dict[int, tuple] = {}
+        self.params: dict[str, int] = {}
+
+    def nodes(self, nodes: Any, prefix: str) -> None:
+        """Adds `nodes` (a graph's or a block's), their names under `prefix`."""
+        for node in nodes:
+            self.node(node, prefix)
+
+    def node(self, node: Any, prefix: str) -> None:
+        import torch
+
         kind = node.kind()
         outputs = list(node.outputs())
-        ins = [values.get(v.unique()) for v in node.inputs()]
+        ins = [self.values.get(v.unique()) for v in node.inputs()]
         if kind == "prim::GetAttr":
-            owner = ins[0]
-            attr_name = node.s("name")
-            if owner is None or owner[0] != "module":
-                raise ValueError(f"unexpected prim::GetAttr on {owner}")
-            path = f"{owner[1]}.{attr_name}" if owner[1] else attr_name
-            if path in tensors or path in buffers:
-                if path not in params:
-                    tensor = tensors.get(path, buffers.get(path))
-                    params[path] = builder.add(path.replace(".", "/"), "Parameter" if path in tensors else "Buffer",
-                                               attrs={"torch_name": path, "dtype": str(tensor.dtype),
-                                                      "requires_grad": bool(tensor.requires_grad)},
-                                               shapes=[list(tensor.shape)])
-                values[outputs[0].unique()] = ("node", params[path], 0)
-            else:
-                values[outputs[0].unique()] = ("module", path)
-            continue
+            self._get_attr(node, ins[0], outputs[0])
+            return
         if kind == "prim::Constant" and not isinstance(outputs[0].type(), torch._C.TensorType):
-            values[outputs[0].unique()] = (_CONST, outputs[0].toIValue())
-            continue
+            self.values[outputs[0].unique()] = (_CONST, outputs[0].toIValue())
+            return
         if kind in ("prim::ListConstruct", "prim::TupleConstruct") and all(i is not None and i[0] is _CONST for i in ins):
-            values[outputs[0].unique()] = (_CONST, [i[1] for i in ins])
-            continue
+            self.values[outputs[0].unique()] = (_CONST, [i[1] for i in ins])
+            return
         arg_names = _argument_names(node)
         attrs: dict[str, Any] = {}
         edges = []
@@ -144,15 +154,45 @@ def script_graph_def(model: Any) -> graph_pb2.GraphDef:
         if kind == "prim::Constant":  # a tensor constant
             attrs["value"] = f"tensor{_sizes(outputs[0])}"
         short = kind.split("::")[-1]
-        scope = _scope(node)
+        name = "/".join(p for p in (prefix, _scope(node), short) if p)
+        edges += self._blocks(node, ins, name)
         shapes = [_sizes(o) for o in outputs]
-        handle = builder.add(f"{scope}/{short}" if scope else short, kind, edges, attrs,
-                             shapes if any(s is not None for s in shapes) else None)
+        handle = self.builder.add(f"{name}/{short}" if list(node.blocks()) else name, kind, edges, attrs,
+                                  shapes if any(s is not None for s in shapes) else None)
         for index, out in enumerate(outputs):
-            values[out.unique()] = ("node", handle, index)
+            self.values[out.unique()] = ("node", handle, index)
 
-    for index, value in enumerate(graph.outputs()):
-        entry = values.get(value.unique())
-        if entry is not None and entry[0] == "node":
-            builder.add(f"output/output{index}", "Output", [(entry[1], entry[2])], shapes=[_sizes(value)])
-    return builder.build()
+    def _blocks(self, node: Any, ins: list, scope: str) -> list[tuple[int, int]]:
+        """Adds an If's or Loop's blocks under `scope`/block<i>; returns the edges of their results."""
+        results = []
+        for i, block in enumerate(node.blocks()):
+            block_inputs = list(block.inputs())
+            if node.kind() == "prim::Loop":  # (iteration, carried...) read (max count, condition, initial...)
+                outer = [None, *ins[2:]]
+                for value, entry in zip(block_inputs, outer):
+                    if entry is not None:
+                        self.values[value.unique()] = entry
+            self.nodes(block.nodes(), f"{scope}/block{i}")
+            for value in block.outputs():
+                entry = self.values.get(value.unique())
+                if entry is not None and entry[0] == "node":
+                    results.append((entry[1], entry[2]))
+        return results
+
+    def _get_attr(self, node: Any, owner: tuple | None, output: Any) -> None:
+        """A parameter or buffer becomes a node (once); a submodule is remembered by its path."""
+        attr_name = node.s("name")
+        if owner is None or owner[0] != "module":
+            raise ValueError(f"unexpected prim::GetAttr on {owner}")
+        path = f"{owner[1]}.{attr_name}" if owner[1] else attr_name
+        if path not in self.tensors and path not in self.buffers:
+            self.values[output.unique()] = ("module", path)
+            return
+        if path not in self.params:
+            tensor = self.tensors.get(path, self.buffers.get(path))
+            kind = "Parameter" if path in self.tensors else "Buffer"
+            self.params[path] = self.builder.add(
+                path.replace(".", "/"), kind, attrs={"torch_name": path, "dtype": str(tensor.dtype),
+                                                     "requires_grad": bool(tensor.requires_grad)},
+                shapes=[list(tensor.shape)])
+        self.values[output.unique()] = ("node", self.params[path], 0)

@@ -8,6 +8,9 @@ or, for pytree arguments, after their path (`params/Dense_0/kernel`; the leaves 
 * any jittable function or `jax.jit` function (`model.apply` of a Flax linen module too);
 * a `flax.linen.Module`: traced as `module.apply(variables, *args)`; the variables are the
   given `variables=` or the shapes `module.init` would make (`jax.eval_shape`, no compute);
+* arguments that are not arrays (a Flax `train` flag, a size, a `jax.jit` function's static
+  arguments) go in `static_argnums`: positions in `input_to_model`, passed to the model as they
+  are while the others are traced;
 * a `flax.nnx.Module`: split into graph and state and traced as a function of the state. nnx
   records no name stack, so while tracing each submodule's `__call__` runs under
   `jax.named_scope(<attribute path>)` (its class is patched for the trace and restored after;
@@ -128,21 +131,73 @@ class _NnxScopes:
                     cls.__call__ = original
 
 
-def graph_def(model: Any, input_to_model: Any = None, variables: Any = None) -> graph_pb2.GraphDef:
-    """GraphDef of a jittable function, Flax linen module or nnx module called with `input_to_model`."""
+def _static_positions(static_argnums: Any, count: int) -> frozenset[int]:
+    """`static_argnums` (an int or ints) as non-negative positions among `count` arguments."""
+    items = static_argnums if isinstance(static_argnums, (tuple, list, set, frozenset)) else (static_argnums,)
+    positions = set()
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, int) or not -count <= item < count:
+            raise ValueError(f"static_argnums: expected positions of input_to_model's {count} argument(s), "
+                             f"got {static_argnums!r}")
+        positions.add(item % count)
+    return frozenset(positions)
+
+
+def _bind_static(fn: Callable, args: tuple, names: list[str], static: frozenset[int]
+                 ) -> tuple[Callable, tuple, list[str]]:
+    """`fn` as a function of its traced arguments only, the static ones fixed at their positions."""
+    if not static:
+        return fn, args, names
+    traced = [i for i in range(len(args)) if i not in static]
+
+    def bound(*values: Any) -> Any:
+        full = list(args)
+        for i, value in zip(traced, values):
+            full[i] = value
+        return fn(*full)
+    return bound, tuple(args[i] for i in traced), [names[i] for i in traced]
+
+
+@contextlib.contextmanager
+def _static_hint() -> Iterator[None]:
+    """Adds to a tracing error that needs a concrete argument how to pass one (static_argnums)."""
+    import jax
+
+    hint = ("\nadd_graph traces every argument as an array: pass static_argnums=(i, ...), the positions in "
+            "input_to_model of the flags and sizes the model needs as Python values (a jax.jit function's "
+            "static arguments too)")
+    try:
+        yield
+    except (jax.errors.ConcretizationTypeError, jax.errors.TracerIntegerConversionError) as error:
+        raise TypeError(f"{error}{hint}") from error
+    except ValueError as error:
+        if "static argument" not in str(error):
+            raise
+        raise ValueError(f"{error}{hint}") from error
+
+
+def graph_def(model: Any, input_to_model: Any = None, variables: Any = None,
+              static_argnums: int | Sequence[int] = ()) -> graph_pb2.GraphDef:
+    """GraphDef of a jittable function, Flax linen module or nnx module called with `input_to_model`;
+    the arguments at `static_argnums` are passed as they are, not traced."""
     import jax
 
     args = _args_tuple(input_to_model)
+    static = _static_positions(static_argnums, len(args))
+    offset = 0  # the Flax variables or state go before the user's arguments
     if variables is not None and not _is_class_of(model, "flax.linen"):
         raise TypeError("variables= applies to flax.linen modules only (pass them in input_to_model "
                         "for a function such as model.apply)")
     scopes: contextlib.AbstractContextManager = contextlib.nullcontext()
     if _is_class_of(model, "flax.linen"):
         if variables is None:
-            variables = jax.eval_shape(model.init, jax.random.key(0), *args)
+            init, init_args, _ = _bind_static(model.init, (jax.random.key(0), *args), [""] * (len(args) + 1),
+                                              frozenset(i + 1 for i in static))
+            with _static_hint():
+                variables = jax.eval_shape(init, *init_args)
         fn: Callable = lambda variables, *inputs: model.apply(variables, *inputs)  # noqa: E731
         names = ["variables"] + _parameter_names(model.__call__, len(args))
-        args = (variables, *args)
+        args, offset = (variables, *args), 1
     elif _is_class_of(model, "flax.nnx"):
         from flax import nnx
 
@@ -150,13 +205,14 @@ def graph_def(model: Any, input_to_model: Any = None, variables: Any = None) -> 
         nnx_scopes = _NnxScopes()
         fn = lambda state, *inputs: nnx_scopes.register(nnx.merge(graph, state))(*inputs)  # noqa: E731
         names = ["state"] + _parameter_names(type(model).__call__, len(args) + 1)[1:]
-        args = (state, *args)
+        args, offset = (state, *args), 1
         scopes = nnx_scopes.patched(model)
     elif callable(model):
         fn, names = model, _parameter_names(model, len(args))
     else:
         raise TypeError(f"model: expected a jittable function or a Flax module, got {type(model).__name__}")
-    with scopes:
+    fn, args, names = _bind_static(fn, args, names, frozenset(i + offset for i in static))
+    with scopes, _static_hint():
         closed = jax.make_jaxpr(fn)(*args)
     return jaxpr_graph_def(closed, input_names(args, names))
 

@@ -1,7 +1,8 @@
 """Trains a tiny Keras 3 model with our TensorBoard callback and writes what Keras saw as JSON.
 
 Run in a subprocess with KERAS_BACKEND set (Keras fixes its backend at import):
-    keras_fit_script.py fit LOGDIR KIND CALLBACK_KWARGS_JSON OUT_JSON    (KIND: sequential|functional|embedding)
+    keras_fit_script.py fit LOGDIR KIND CALLBACK_KWARGS_JSON OUT_JSON    (KIND: sequential|functional|embedding|conv)
+    keras_fit_script.py interrupted LOGDIR   (fit raises in epoch 1, evaluate() runs, then the process dies)
     keras_fit_script.py errors OUT_JSON
     keras_fit_script.py diverged LOGDIR OUT_JSON   (weight histograms of a model whose weights hold NaN/inf)
 """
@@ -22,6 +23,9 @@ def data(kind):
     if kind == "embedding":
         x = rng.integers(0, 10, size=(SAMPLES + 16, 5)).astype("int32")
         y = (x.sum(axis=1) > 22).astype("int32")
+    elif kind == "conv":
+        x = rng.normal(size=(SAMPLES + 16, 6, 6, 2)).astype("float32")
+        y = (x[:, 0, 0, 0] > 0).astype("int32")
     else:
         x = rng.normal(size=(SAMPLES + 16, 6)).astype("float32")
         y = (x[:, 0] + x[:, 1] > 0).astype("int32")
@@ -36,6 +40,10 @@ def build(kind):
         inputs = keras.Input((6,), name="features")
         hidden = keras.layers.Dense(8, activation="relu", name="hidden")(inputs)
         model = keras.Model(inputs, keras.layers.Dense(2, name="logits")(hidden), name="classifier")
+    elif kind == "conv":  # kernels (3, 3, 2, 3) and (2, 3, 4): images as Keras's own callback shows them
+        model = keras.Sequential([keras.Input((6, 6, 2)), keras.layers.Conv2D(3, 3, name="conv2d"),
+                                  keras.layers.Reshape((16, 3)), keras.layers.Conv1D(4, 2, name="conv1d"),
+                                  keras.layers.Flatten(), keras.layers.Dense(2, name="dense")])
     else:
         model = keras.Sequential([keras.Input((5,)), keras.layers.Embedding(10, 3, name="tokens"),
                                   keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(2)])
@@ -58,6 +66,28 @@ def fit(logdir, kind, kwargs, out):
                "history": history.history, "batch_logs": batch_logs, "weights": weights,
                "iterations": iterations_after_fit, "evaluation": evaluation, "model_json": model.to_json()},
               open(out, "w"))
+
+
+def interrupted(logdir):
+    """A fit that raises in epoch 1 (as a KeyboardInterrupt would), an evaluate() with the same callback,
+    then a hard exit (a kill): what is on disk must be what the callback had logged by then."""
+    import os
+
+    (x, y), (xv, yv) = data("sequential")
+    model = build("sequential")
+    callback = TensorBoard(logdir)
+
+    def stop(epoch, logs):
+        if epoch == 1:
+            raise RuntimeError("interrupted")
+
+    try:
+        model.fit(x, y, validation_data=(xv, yv), epochs=EPOCHS, batch_size=BATCH, verbose=0,
+                  callbacks=[callback, keras.callbacks.LambdaCallback(on_epoch_end=stop)])
+    except RuntimeError:
+        pass
+    model.evaluate(xv, yv, verbose=0, callbacks=[callback])
+    os._exit(0)  # no atexit, no close: only what was flushed survives
 
 
 def error_of(make):
@@ -133,5 +163,7 @@ if __name__ == "__main__":
         fit(sys.argv[2], sys.argv[3], json.loads(sys.argv[4]), sys.argv[5])
     elif sys.argv[1] == "diverged":
         diverged(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "interrupted":
+        interrupted(sys.argv[2])
     else:
         errors(sys.argv[2], sys.argv[3])

@@ -126,15 +126,45 @@ def test_weight_histograms_every_histogram_freq_epochs(full_fit):
 
 def test_write_images_shows_each_weight(full_fit):
     runs, seen, _ = full_fit
-    images = runs["train"]["images"]
+    images = runs["train"]["image_samples"]
     assert set(images) == {f"{path}/image" for path in seen["weights"]}
     for path, final in seen["weights"].items():
         shape = np.asarray(final).shape
         # bias: n pixels high, 1 wide; kernel: the shorter side vertical
         height, width = (shape[0], 1) if len(shape) == 1 else (min(shape), max(shape))
         entries = images[f"{path}/image"]
-        assert [e[0] for e in entries] == [0, 2]
-        assert all((e[1], e[2]) == (width, height) for e in entries)
+        assert [step for step, _ in entries] == [0, 2]
+        assert all([(i["width"], i["height"]) for i in samples] == [(width, height)] for _, samples in entries)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_conv_kernel_images_are_samples_as_keras_shows_them(backend, tmp_path_factory):
+    """Keras's callback: a 4-d kernel with 1, 3 or 4 filters is a batch of colour images (first axis);
+    a 1-d conv kernel one grey image per filter; at most 3 images, each a sample of its own."""
+    runs, seen, _ = fit(tmp_path_factory, backend, "conv", histogram_freq=1, write_images=True, write_graph=False)
+    images = runs["train"]["image_samples"]
+    kernel2d = np.asarray(seen["weights"]["sequential/conv2d/kernel"])  # (3, 3, 2, 3)
+    _, samples = images["sequential/conv2d/kernel/image"][-1]
+    assert [(i["width"], i["height"], i["mode"]) for i in samples] == [(2, 3, "RGB")] * 3
+    for index, sample in enumerate(samples):
+        expected = np.clip(np.round(kernel2d[index] * 255), 0, 255).astype(np.uint8)
+        assert np.array_equal(as_array(sample["pixels"]), expected)
+    kernel1d = np.asarray(seen["weights"]["sequential/conv1d/kernel"])  # (2, 3, 4): 4 filters, 3 shown
+    _, samples = images["sequential/conv1d/kernel/image"][-1]
+    assert [(i["width"], i["height"]) for i in samples] == [(3, 2)] * 3
+    for index, sample in enumerate(samples):
+        expected = np.clip(np.round(kernel1d[:, :, index] * 255), 0, 255).astype(np.uint8)
+        assert np.array_equal(as_array(sample["pixels"]), expected)
+
+
+def test_an_epoch_and_an_evaluation_are_on_disk_when_they_end(tmp_path):
+    """Each epoch's and each evaluation's records are flushed as Keras's callback flushes them, also
+    after a fit that raised (its writer stays open): a process killed afterwards keeps them."""
+    run_script("jax", "interrupted", str(tmp_path))
+    runs = upstream_read(tmp_path)["runs"]
+    assert scalars(runs, "train", "epoch_loss")[0] == [0, 1]
+    assert scalars(runs, "validation", "epoch_loss")[0] == [0, 1]
+    assert scalars(runs, "validation", "evaluation_loss_vs_iterations")[0] == [4, 8, 8]
 
 
 def test_update_freq_int_logs_batches_every_n(full_fit):

@@ -42,6 +42,7 @@ def run(tmp_path_factory):
     writer.add_summary(summary.image("img_chw", IMG_CHW_U8[:3], dataformats="CHW"), 1)
     writer.add_summary(summary.image("img_rgba", IMG_CHW_U8, dataformats="CHW"), 1)
     writer.add_summary(summary.images("img_batch", IMG_BATCH), 1)
+    writer.add_summary(summary.image_samples("img_samples", IMG_BATCH, max_outputs=3, dataformats="NCHW"), 1)
     writer.add_summary(summary.image("img_int16", IMG_INT16), 1)
     writer.add_summary(summary.audio("audio_mono", AUDIO_MONO, sample_rate=8000), 1)
     writer.add_summary(summary.audio("audio_stereo", AUDIO_STEREO, sample_rate=22050), 1)
@@ -139,6 +140,21 @@ def test_image_batch_grid(run):
     assert pixels.shape == (6, 20)
     for index in range(5):
         np.testing.assert_array_equal(pixels[:, index * 4:(index + 1) * 4], IMG_BATCH[index, 0])
+
+
+def test_image_samples_are_separate_images_of_one_step(run):
+    """tf.summary.image's form: the images plugin's `[width, height, png, ...]`, the first 3 of 5 kept."""
+    assert run["metadata"]["img_samples"]["plugin_name"] == "images"
+    assert run["metadata"]["img_samples"]["data_class"] == 3  # DATA_CLASS_BLOB_SEQUENCE
+    (step, samples), = run["image_samples"]["img_samples"]
+    assert step == 1 and len(samples) == 3
+    for index, sample in enumerate(samples):
+        assert (sample["width"], sample["height"], sample["mode"]) == (4, 6, "L")
+        np.testing.assert_array_equal(as_array(sample["pixels"]), IMG_BATCH[index, 0])
+    width, height = as_array(run["tensors"]["img_samples"][0][2])[:2]
+    assert (width, height) == ("4", "6")
+    with pytest.raises(ValueError, match="max_outputs"):
+        summary.image_samples("x", IMG_BATCH, max_outputs=0, dataformats="NCHW")
 
 
 def test_image_int16_full_range(run):

@@ -86,8 +86,7 @@ def migrated(run_dir: str) -> dict:
     acc = plugin_event_accumulator.EventAccumulator(run_dir, size_guidance={"tensors": 0},
                                                     tensor_size_guidance={})
     acc.Reload()
-    tensors = {}
-    metadata = {}
+    tensors, metadata, samples = {}, {}, {}
     for tag in acc.Tags()["tensors"]:
         meta = acc.SummaryMetadata(tag)
         metadata[tag] = {"plugin_name": meta.plugin_data.plugin_name,
@@ -97,7 +96,10 @@ def migrated(run_dir: str) -> dict:
                          "data_class": int(meta.data_class)}
         tensors[tag] = [[e.step, e.wall_time, array_json(tensor_util.make_ndarray(e.tensor_proto))]
                         for e in acc.Tensors(tag)]
-    return {"tensors": tensors, "metadata": metadata}
+        if meta.plugin_data.plugin_name == "images":  # [width, height, png, ...]: each sample decoded
+            samples[tag] = [[e.step, [decode_image(png) for png in tensor_util.make_ndarray(e.tensor_proto)[2:]]]
+                            for e in acc.Tensors(tag)]
+    return {"tensors": tensors, "metadata": metadata, "image_samples": samples}
 
 
 def raw_events(run_dir: str) -> dict:

@@ -44,7 +44,9 @@ def weight_image(array: np.ndarray, channels_last: bool) -> np.ndarray | None:
     """A weight laid out as NHWC images the way Keras's callback shows it, or None if it has no such view.
 
     Bias (1-d): one image n pixels high, 1 wide; a dense kernel (2-d): one image, the longer side horizontal;
-    a 1-d conv kernel (3-d): one image per channel (at most MAX_WEIGHT_IMAGES). Values are not
+    a 1-d conv kernel (3-d): one image per channel; a 4-d weight whose last axis has 1, 3 or 4
+    entries (a 2-d conv kernel with that many filters): its first axis as images, the last as
+    colour channels. At most MAX_WEIGHT_IMAGES images, each a sample of its own. Values are not
     rescaled (as in Keras): floats in [0, 1] map to 0..255 and the rest is clipped.
     """
     image = np.squeeze(array)
@@ -58,7 +60,7 @@ def weight_image(array: np.ndarray, channels_last: bool) -> np.ndarray | None:
         if channels_last:
             image = np.transpose(image, (2, 0, 1))
         image = image[..., np.newaxis]
-    else:
+    elif image.ndim != 4 or image.shape[-1] not in (1, 3, 4):
         return None
     if image.size == 0:
         return None

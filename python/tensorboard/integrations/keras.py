@@ -22,6 +22,7 @@ import keras
 import numpy as np
 
 from tensorboard.convert import to_float
+from tensorboard.summary.image import image_samples
 from tensorboard.integrations import _keras_arrays
 
 __all__ = ["TensorBoard"]
@@ -122,6 +123,11 @@ class TensorBoard(keras.callbacks.Callback):
             writer = self._writers[run] = SummaryWriter(os.path.join(self.log_dir, run))
         return writer
 
+    def _flush_writers(self) -> None:
+        """Puts what an epoch or an evaluation logged on disk, as Keras's own callback does."""
+        for writer in list(self._writers.values()):
+            writer.flush()
+
     def _close_writers(self) -> None:
         writers, self._writers = list(self._writers.values()), {}
         for writer in writers:
@@ -173,6 +179,7 @@ class TensorBoard(keras.callbacks.Callback):
             self._log_weights(epoch)
         if self.embeddings_freq and epoch % self.embeddings_freq == 0:
             self._log_embeddings(epoch)
+        self._flush_writers()
 
     def on_train_batch_begin(self, batch, logs=None) -> None:
         self._train_batch += 1
@@ -194,6 +201,8 @@ class TensorBoard(keras.callbacks.Callback):
                           iterations)
         if not self._in_fit:  # a standalone evaluate(): nothing else will close the file
             self._close_writers()
+        else:  # also after a fit that raised (on_train_end never ran): on disk, though left open
+            self._flush_writers()
 
     # -- what gets logged ----------------------------------------------------------------------------
 
@@ -229,8 +238,8 @@ class TensorBoard(keras.callbacks.Callback):
                 if self.write_images:
                     image = _keras_arrays.weight_image(values, channels_last)
                     if image is not None:
-                        writer.add_images(f"{name}/image", image, global_step=epoch, dataformats="NHWC")
-        writer.flush()
+                        writer.add_summary(image_samples(f"{name}/image", image, _keras_arrays.MAX_WEIGHT_IMAGES),
+                                           global_step=epoch)
 
     def _embedding_layers(self, model) -> list:
         return [layer for layer in getattr(model, "layers", []) if isinstance(layer, keras.layers.Embedding)]

@@ -11,7 +11,7 @@ from tensorboard.summary.custom_scalars import custom_scalars
 from tensorboard.summary.figure import figure, figure_to_image
 from tensorboard.summary.histogram import histogram
 from tensorboard.summary.hparams import hparams
-from tensorboard.summary.image import image, images, make_grid
+from tensorboard.summary.image import image, image_samples, images, make_grid
 from tensorboard.summary.image_boxes import image_boxes
 from tensorboard.summary.keras_model import keras_model
 from tensorboard.summary.mesh import mesh
@@ -20,7 +20,7 @@ from tensorboard.summary.scalar import scalar
 from tensorboard.summary.text import text
 from tensorboard.summary.video import video
 
-__all__ = ["audio", "custom_scalars", "figure", "figure_to_image", "histogram", "hparams", "image", "image_boxes", "images",
+__all__ = ["audio", "custom_scalars", "figure", "figure_to_image", "histogram", "hparams", "image", "image_boxes", "image_samples", "images",
            "keras_model", "make_grid", "mesh", "pr_curve", "pr_curve_raw", "scalar", "text", "video"]
 
 __path__ = _upstream.extend_path(__path__, "summary")  # noqa: F821

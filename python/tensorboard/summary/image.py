@@ -8,7 +8,9 @@ Pixel rule (by dtype, never by the data, so a run renders consistently across st
   int8, int16  full signed range -> 0..255 (dtype min -> 0, dtype max -> 255)
   int32/int64/uint32/uint64  taken as 8-bit values, clipped to 0..255 (framework default
                integer tensors usually hold 0..255 pixels)
-Batches (N > 1) are tiled into a grid of up to `max_columns` columns, like make_grid.
+Batches (N > 1) are tiled into a grid of up to `max_columns` columns, like make_grid; or, with
+`image_samples`, kept as separate samples of one step (tf.summary.image's form, a slider in the
+Images dashboard).
 """
 from __future__ import annotations
 
@@ -19,11 +21,11 @@ import numpy as np
 
 from tensorboard.convert import check_numeric, to_numpy
 from tensorboard.src import summary_pb2
-from tensorboard.summary._common import check_tag
+from tensorboard.summary._common import check_tag, make_metadata, make_string_tensor
 from tensorboard.summary._layout import arrange, arranged_shape
 from tensorboard.summary._png import encode_png
 
-__all__ = ["image", "images", "to_uint8", "to_nhwc", "make_grid", "image_proto", "check_image_shape"]
+__all__ = ["image", "images", "image_samples", "to_uint8", "to_nhwc", "make_grid", "image_proto", "check_image_shape"]
 
 
 def to_uint8(array: np.ndarray, name: str = "tensor") -> np.ndarray:
@@ -123,3 +125,20 @@ def image(tag: str, tensor: Any, rescale: float = 1, dataformats: str = "HWC") -
 def images(tag: str, tensor: Any, rescale: float = 1, dataformats: str = "NCHW") -> summary_pb2.Summary:
     """A batch of images tiled into one grid image (`image` with an NCHW default)."""
     return image(tag, tensor, rescale=rescale, dataformats=dataformats)
+
+
+def image_samples(tag: str, tensor: Any, max_outputs: int = 3, dataformats: str = "NHWC") -> summary_pb2.Summary:
+    """The first `max_outputs` images of a batch as separate samples of one summary: the images
+    plugin's string tensor `[width, height, png, ...]`, as tf.summary.image writes it."""
+    check_tag(tag)
+    if isinstance(max_outputs, bool) or not isinstance(max_outputs, int) or max_outputs < 1:
+        raise ValueError(f"max_outputs: expected a positive int, got {max_outputs!r}")
+    array = to_numpy(tensor, "tensor")
+    check_image_shape(array.shape, dataformats, "tensor")
+    batch = to_uint8(to_nhwc(array, dataformats, "tensor"), "tensor")[:max_outputs]
+    height, width = batch.shape[1:3]
+    pngs = [encode_png(pixels) for pixels in batch]
+    value = summary_pb2.Summary.Value(
+        tag=tag, metadata=make_metadata("images", b"", data_class=summary_pb2.DATA_CLASS_BLOB_SEQUENCE),
+        tensor=make_string_tensor([str(width), str(height), *pngs], [2 + len(pngs)]))
+    return summary_pb2.Summary(value=[value])

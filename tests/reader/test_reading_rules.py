@@ -147,6 +147,34 @@ def test_images_and_audio_decode_without_tensorflow(tmp_path):
     np.testing.assert_allclose(audio.loc[0, "value"][:, 0], sound, atol=1 / 32767)
     upstream = upstream_run(tmp_path)  # upstream's reader sees the same images
     assert sorted(upstream["images"]) == ["grey", "rgb"] and list(upstream["audio"]) == ["tone"]
+    # typed as tbparse types them (its lists of Python numbers)
+    assert (images["width"].dtype, images["height"].dtype) == (np.int64, np.int64)
+    assert (audio["length_frames"].dtype, audio["sample_rate"].dtype) == (np.int64, np.float64)
+
+
+def test_gif_frames_and_16_bit_pixels_decode_as_tensorflow_decodes_them(tmp_path):
+    """What tbparse returns through tf.image.decode_image: a GIF (add_video's clip) as (frames, H, W, 3),
+    every frame; a 16-bit grey PNG scaled to 8 bits (the high byte), one channel."""
+    import io
+
+    from PIL import Image
+
+    clip = np.stack([np.full((1, 8, 6), 50 * t, np.uint8) for t in range(5)])[None]  # N T C H W: grey 0, 50, ..
+    deep = np.array([[0, 255, 256, 1000], [30000, 65535, 5, 7]], np.uint16)
+    png = io.BytesIO()
+    Image.fromarray(deep).save(png, format="PNG")
+    assert Image.open(io.BytesIO(png.getvalue())).mode.startswith("I")  # stored with 16 bits
+    with tensorboard.SummaryWriter(str(tmp_path)) as writer:
+        writer.add_video("clip", clip, 1, fps=5)
+        writer.add_summary(summary_pb2.Summary(value=[summary_pb2.Summary.Value(
+            tag="depth", image=summary_pb2.Summary.Image(height=2, width=4, colorspace=1,
+                                                         encoded_image_string=png.getvalue()))]), 2)
+    images = SummaryReader(tmp_path).images.set_index("tag")
+    frames = images.loc["clip", "value"]
+    assert frames.shape == (5, 8, 6, 3)
+    assert [int(frame.mean()) for frame in frames] == [0, 50, 100, 150, 200]
+    np.testing.assert_array_equal(images.loc["depth", "value"][:, :, 0], [[0, 0, 1, 3], [117, 255, 0, 0]])
+    assert images.loc["depth", "value"].shape == (2, 4, 1)
 
 
 def test_many_files_read_in_name_order(tmp_path):

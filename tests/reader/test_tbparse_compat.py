@@ -49,6 +49,9 @@ def test_frames_equal_tbparse(mixed_logdir, kwargs):
         ours = reader.get_events(kind)
         assert not ours.empty, kind
         assert_same(ours, theirs[kind])
+    tags = {kind: reader.tags[kind] for kind in KINDS}
+    assert sorted(tags.pop("hparams")) == sorted(theirs["tags"].pop("hparams"))  # a protobuf map's order
+    assert tags == theirs["tags"] and "note/text_summary" in tags["text"]  # torch's and tensorboardX's text tag
 
 
 @pytest.mark.parametrize("mode", ["tbx", "torch", "v1"])
@@ -85,3 +88,43 @@ def test_large_logs_take_the_bulk_path_and_still_equal_tbparse(tmp_path):
     assert len(reader.scalars) > 7000
     for kind in KINDS:
         assert_same(reader.get_events(kind), theirs[kind])
+
+
+def test_a_restart_keeps_tensors_and_text_as_tbparse_does(tmp_path):
+    """A restart (purge_step's SessionLog.START) purges scalars; tensors (tensor scalars, text) are never
+    purged by EventAccumulator, and so not by tbparse: the frames, dtypes and tags equal tbparse's."""
+    with tensorboard.SummaryWriter(str(tmp_path)) as writer:
+        for step in range(10):
+            writer.add_scalar("loss", float(step), step)
+            writer.add_scalar("acc", step / 10, step, new_style=True)
+            writer.add_text("note", f"first {step}", step)
+        writer.file_writer.add_session_log("START", global_step=5)
+        for step in range(5, 8):
+            writer.add_scalar("loss", 100.0 + step, step)
+            writer.add_scalar("acc", 1.0 + step, step, new_style=True)
+            writer.add_text("note", f"second {step}", step)
+    theirs = tbparse_frames(tmp_path)
+    reader = SummaryReader(tmp_path)
+    for kind in ("scalars", "tensors", "text"):
+        assert_same(reader.get_events(kind), theirs[kind])
+    assert len(reader.scalars) == 8 and len(reader.tensors) == len(reader.text) == 13
+    assert reader.tensors["value"].dtype == np.float64
+    assert {kind: reader.tags[kind] for kind in KINDS} == theirs["tags"]
+
+
+def test_each_files_hyperparameters_as_tbparse_reads_them(tmp_path):
+    """Two sessions logging hyperparameters into one run directory (a resumed Lightning version_0): tbparse
+    reads each file's session start info, so both sets of values are rows."""
+    from tensorboard import summary
+
+    for lr, batch in ((0.1, 32), (0.01, 64)):
+        with tensorboard.FileWriter(str(tmp_path)) as writer:
+            for part in summary.hparams({"lr": lr, "bs": batch, "opt": "sgd"}, {"hp/metric": 0.5}):
+                writer.add_summary(part, 0)
+    for kwargs in ({}, {"extra_columns": {"file_name"}}, {"pivot": True}, {"pivot": True, "extra_columns": {"file_name"}}):
+        theirs = tbparse_frames(tmp_path, **kwargs)
+        reader = SummaryReader(tmp_path, **kwargs)
+        assert_same(reader.hparams, theirs["hparams"])
+        assert reader.tags["hparams"] == sorted(theirs["tags"]["hparams"])
+    long = SummaryReader(tmp_path, extra_columns={"file_name"}).hparams
+    assert sorted(long[long.tag == "lr"]["value"]) == [0.01, 0.1]

@@ -1,6 +1,7 @@
 """Runs tbparse (in .venv-upstream) on a logdir and pickles its DataFrames: `tbparse_dump.py LOGDIR OUT KWARGS_JSON`.
 
-Writes {event type: DataFrame or the error text} for the event types tbparse reads without TensorFlow.
+Writes {event type: DataFrame or the error text} for the event types tbparse reads without TensorFlow,
+and under "tags" its `reader.tags` for those types.
 """
 import json
 import pickle
@@ -21,6 +22,7 @@ def main() -> None:
             frames[kind] = reader.get_events(kind)
         except Exception as err:  # recorded, so the test shows what tbparse said
             frames[kind] = f"{type(err).__name__}: {err}"
+    frames["tags"] = {kind: reader.tags.get(kind) for kind in KINDS}
     with open(out, "wb") as f:
         pickle.dump(frames, f)
 

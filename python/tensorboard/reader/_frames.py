@@ -14,7 +14,6 @@ from tensorboard.reader._kinds import AUDIO, HISTOGRAMS, HPARAMS, IMAGES, SCALAR
 from tensorboard.reader._store import RunData
 from tensorboard.reader._values import decode_image, decode_wav, tensor_to_numpy
 
-HPARAMS_START_TAG = "_hparams_/session_start_info"
 TEXT_SUFFIX = "/text_summary"
 TRAILING = ("wall_time", "dir_name", "file_name")
 # per kind: the value columns always present, then the optional ones an extra column switches on
@@ -31,6 +30,23 @@ def _dir_name(run: RunData) -> str:
 
 def _plugin_tags(run: RunData, plugin: str) -> set:
     return set(run.plugin_content.get(plugin, ()))
+
+
+def run_tags(run: RunData, kind: str) -> list[str]:
+    """A run's tags of `kind` as stored, in the order first seen (hparams: each file's names, sorted:
+    a protobuf map keeps no order, and tbparse's follows its protobuf runtime's)."""
+    if kind == HPARAMS:
+        from tensorboard.src import hparams_pb2
+
+        return [name for _, content in sorted(run.session_starts.items())
+                for name in sorted(hparams_pb2.HParamsPluginData.FromString(content).session_start_info.hparams)]
+    store = run.scalars if kind == SCALARS else run.histograms if kind == HISTOGRAMS else \
+        run.images if kind == IMAGES else run.audio if kind == AUDIO else run.tensors
+    if kind not in (TENSORS, TEXT):
+        return list(store.tag_names)
+    text_tags = _plugin_tags(run, "text")
+    hidden = text_tags | _plugin_tags(run, "hparams")
+    return [n for n in store.tag_names if (n in text_tags if kind == TEXT else n not in hidden)]
 
 
 def _block(run: RunData, kind: str, optional: tuple) -> dict | None:
@@ -66,15 +82,15 @@ def _block(run: RunData, kind: str, optional: tuple) -> dict | None:
         for i, name in enumerate(("min", "max", "num", "sum", "sum_squares")):
             if name in optional:
                 block[name] = np.fromiter((r[i] for r in rows), np.float64, len(rows))
-    elif kind == IMAGES:
+    elif kind == IMAGES:  # sizes typed as tbparse's (int64; sample rates float64)
         block["value"] = _objects(decode_image(r[2]) for r in store.values)
-        block["width"] = [r[0] for r in store.values]
-        block["height"] = [r[1] for r in store.values]
+        block["width"] = np.fromiter((r[0] for r in store.values), np.int64, len(store.values))
+        block["height"] = np.fromiter((r[1] for r in store.values), np.int64, len(store.values))
     elif kind == AUDIO:
         block["value"] = _objects(decode_wav(r[3]) for r in store.values)
         block["content_type"] = [r[0] for r in store.values]
-        block["length_frames"] = [r[1] for r in store.values]
-        block["sample_rate"] = [r[2] for r in store.values]
+        block["length_frames"] = np.fromiter((r[1] for r in store.values), np.int64, len(store.values))
+        block["sample_rate"] = np.fromiter((r[2] for r in store.values), np.float64, len(store.values))
     else:
         values = store.values if keep is None else [v for v, k in zip(store.values, keep) if k]
         if kind == TEXT:
@@ -160,6 +176,8 @@ def build_frame(runs: list[RunData], kind: str, pivot: bool, extra_columns: set)
                                   "tag": _strings(all_names, flat.pop("tag_rank")[order], pd)}
     for c in base + optional:
         columns[c] = flat.pop(c)[order]
+    if kind == TENSORS:  # scalars typed as tbparse's list of values gives them (float64, int64, bool)
+        columns["value"] = pd.Series(columns["value"], copy=False).infer_objects().to_numpy()
     if "wall_time" in extra_columns:
         columns["wall_time"] = flat.pop("walls")[order]
     if use_dir:
@@ -266,15 +284,14 @@ def _hparams_frame(runs: list[RunData], pivot: bool, extra_columns: set, pd):
     """Hyperparameters of each run's session start info: `tag` (name) and `value`."""
     from tensorboard.src import hparams_pb2
 
-    rows = []  # (dir_name, file_name, name, value)
+    rows = []  # (dir_name, file_name, name, value): each file's own, as tbparse reads file by file
     for run in runs:
-        content = run.plugin_content.get("hparams", {}).get(HPARAMS_START_TAG)
-        if content is None:
-            continue
-        start = hparams_pb2.HParamsPluginData.FromString(content).session_start_info
-        for name, value in start.hparams.items():
-            listed = value.ListFields()
-            rows.append((_dir_name(run), os.path.basename(run.files[0]), name, listed[0][1] if listed else np.nan))
+        for file_id, content in sorted(run.session_starts.items()):
+            start = hparams_pb2.HParamsPluginData.FromString(content).session_start_info
+            for name, value in start.hparams.items():
+                listed = value.ListFields()
+                rows.append((_dir_name(run), os.path.basename(run.files[file_id]), name,
+                             listed[0][1] if listed else np.nan))
     if not rows:
         return pd.DataFrame()
     use_dir, use_file = "dir_name" in extra_columns, "file_name" in extra_columns

@@ -9,6 +9,7 @@ from typing import Any
 from tensorboard.src import event_pb2
 
 _START = 1  # SessionLog.START
+SESSION_START_TAG = "_hparams_/session_start_info"  # the hparams plugin's tag of a run's hyperparameters
 
 
 def parse_file_version(text: str) -> float:
@@ -100,6 +101,7 @@ class RunData:
         self.audio = KindStore()       # values: (content_type, length_frames, sample_rate, encoded bytes)
         self.tensors = KindStore()     # values: TensorProto
         self.plugin_content: dict[str, dict[str, bytes]] = {}  # plugin -> tag -> content (first seen)
+        self.session_starts: dict[int, bytes] = {}  # file id -> its first hparams session start info
         self.metadata_tags: set[str] = set()
         self.file_version: float | None = None
         self.most_recent_step = -1
@@ -110,7 +112,9 @@ class RunData:
         return [getattr(self, kind) for kind in KINDS]
 
     def purge(self, step: int, tags: set[str] | None = None) -> None:
-        for store in self.stores():
+        """Drops later rows of scalars, histograms, images and audio; tensors (text, tensor scalars,
+        PR curves) are kept, as EventAccumulator (and so tbparse) keeps them."""
+        for store in (self.scalars, self.histograms, self.images, self.audio):
             store.purge(step, tags)
 
     def summary_step(self, step: int, tags) -> None:
@@ -139,11 +143,14 @@ class RunData:
             return
         step, wall = event.step, event.wall_time
         for value in event.summary.value:
-            if value.HasField("metadata") and value.tag not in self.metadata_tags:
-                self.metadata_tags.add(value.tag)
+            if value.HasField("metadata"):
                 plugin = value.metadata.plugin_data
-                if plugin.plugin_name:
-                    self.plugin_content.setdefault(plugin.plugin_name, {})[value.tag] = plugin.content
+                if value.tag not in self.metadata_tags:
+                    self.metadata_tags.add(value.tag)
+                    if plugin.plugin_name:
+                        self.plugin_content.setdefault(plugin.plugin_name, {})[value.tag] = plugin.content
+                if value.tag == SESSION_START_TAG and plugin.plugin_name == "hparams":
+                    self.session_starts.setdefault(file_id, plugin.content)  # tbparse: one per file
             kind = value.WhichOneof("value")
             if kind == "simple_value":
                 self.scalars.add(value.tag, step, wall, file_id, value.simple_value)

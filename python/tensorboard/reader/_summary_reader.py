@@ -68,15 +68,13 @@ class SummaryReader:
 
     @property
     def tags(self) -> dict[str, list[str]]:
-        """{event type: tag names}, in tbparse's naming (text tags without '/text_summary')."""
-        out = {}
-        for kind in sorted(self._event_types):
-            frame = self.get_events(kind)
-            if self._pivot or frame.empty:
-                out[kind] = [c for c in frame.columns if c not in ("step", "wall_time", "dir_name", "file_name")]
-            else:
-                out[kind] = list(dict.fromkeys(frame["tag"]))
-        return out
+        """{event type: tag names} as tbparse lists them: the stored names (text tags keep their
+        '/text_summary'), in the order first seen, run after run; hyperparameters by name (tbparse
+        lists them in its protobuf map's order)."""
+        from tensorboard.reader._frames import run_tags
+
+        return {kind: list(dict.fromkeys(tag for run in self._runs for tag in run_tags(run, kind)))
+                for kind in sorted(self._event_types)}
 
     def __repr__(self) -> str:
         return f"SummaryReader(log_path={self._log_path!r})"

@@ -41,12 +41,18 @@ def tensor_to_numpy(tensor) -> np.ndarray:
 
 
 def decode_image(encoded: bytes) -> np.ndarray:
-    """Pixels (height, width, channels) of a PNG/JPEG/GIF/BMP, channels as stored (1 grey, 3 RGB, 4 RGBA)."""
+    """Pixels as TensorFlow's decode_image gives them (what tbparse returns): (height, width, channels)
+    of a PNG/JPEG/BMP, channels as stored (1 grey, 3 RGB, 4 RGBA), 16-bit grey scaled to 8 bits;
+    (frames, height, width, 3) of a GIF, every frame (an `add_video` clip)."""
     try:
-        from PIL import Image
+        from PIL import Image, ImageSequence
     except ImportError as err:  # pragma: no cover - depends on the environment
         raise ImportError("decoding images needs Pillow: pip install pandas pyarrow pillow (the wheel's [data] extra)") from err
     with Image.open(io.BytesIO(encoded)) as image:
+        if image.format == "GIF":
+            return np.stack([np.asarray(frame.convert("RGB")) for frame in ImageSequence.Iterator(image)])
+        if image.mode in ("I;16", "I;16B", "I;16L", "I"):  # 16-bit grey: the high byte, one channel
+            return (np.asarray(image).astype(np.uint32) >> 8).astype(np.uint8)[:, :, None]
         if image.mode == "P":
             image = image.convert("RGBA" if "transparency" in image.info else "RGB")
         elif image.mode not in ("L", "LA", "RGB", "RGBA"):

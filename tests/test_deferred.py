@@ -114,6 +114,9 @@ MXNET_SCRIPT = textwrap.dedent("""
             x += 10  # in place, after the call: must not change what was logged
             w[:] = w * 2
             predictions[:] = 0
+        zero_d = mx.nd.array(2.5)  # legacy shape (): NDArray.copy() refuses it, asnumpy() reads it
+        writer.add_scalar("zero_d", zero_d, 0)
+        writer.add_histogram("zero_d_values", zero_d, 0)
     print(json.dumps({"kind": kind}))
 """)
 
@@ -129,6 +132,8 @@ def test_mxnet_in_place_updates_after_the_call_do_not_change_the_logged_value(tm
     runs = upstream_read(tmp_path / "logs")["runs"]
     assert [(s, v) for s, _, v in runs["."]["scalars"]["x"]] == [(0, 1.0), (1, 11.0), (2, 21.0)]
     assert [h["sum"] for _, h in runs["."]["histograms"]["w"]] == [16.0, 32.0, 64.0]
+    assert [(s, v) for s, _, v in runs["."]["scalars"]["zero_d"]] == [(0, 2.5)]
+    assert [(h["num"], h["sum"]) for _, h in runs["."]["histograms"]["zero_d_values"]] == [(1.0, 2.5)]
     assert [(s, v) for s, _, v in runs["acc/train"]["scalars"]["acc"]] == [(0, 1.0), (1, 11.0), (2, 21.0)]
     from upstream import as_array
 

@@ -224,3 +224,44 @@ def test_writer_used_after_fork_gets_its_own_file(tmp_path):
     per_file = {f: [e.step for e in reader.read_events(tmp_path / f) if e.HasField("summary")] for f in files}
     assert sorted(per_file.values()) == [[1, 3], [2]]
     assert sorted(s for s, _ in steps_values(tmp_path, "x")) == [1, 2, 3]
+
+
+HPARAMS_THEN_KILLED = """
+import os, sys, tensorboard
+writer = tensorboard.SummaryWriter(sys.argv[1], flush_secs=3600, max_queue=10**6)
+writer.add_hparams({"lr": 0.1, "opt": "adam"}, {"hp/acc": 0.9}, run_name="trial0")
+os._exit(0)  # killed between trials: no close, no exit flush
+"""
+
+
+def test_an_hparams_session_is_on_disk_when_the_call_returns(tmp_path):
+    """As torch and tensorboardX do, the session's writer is closed inside the call: a process killed
+    right after keeps the session, and a sweep keeps no thread or file per session."""
+    subprocess.run([sys.executable, "-c", HPARAMS_THEN_KILLED, str(tmp_path / "killed")], check=True,
+                   env={**os.environ, "PYTHONPATH": REPO_PYTHON}, timeout=120)
+    run = upstream_read(tmp_path / "killed")["runs"]["trial0"]
+    assert {"_hparams_/session_start_info", "_hparams_/session_end_info"} <= set(run["metadata"])
+    assert [(s, v) for s, _, v in run["scalars"]["hp/acc"]] == [(0, pytest.approx(0.9))]
+
+    import threading
+
+    with tensorboard.SummaryWriter(str(tmp_path / "sweep")) as writer:
+        writer.add_scalar("warmup", 1.0, 0)
+        threads = threading.active_count()
+        for trial in range(30):  # no run_name: time stamps, each one distinct even within a microsecond
+            writer.add_hparams({"lr": trial / 100}, {"hp/acc": trial / 30})
+        assert threading.active_count() == threads
+    runs = upstream_read(tmp_path / "sweep")["runs"]
+    assert len([name for name in runs if name != "."]) == 30
+
+
+def test_a_run_name_holds_one_set_of_hparams(tmp_path):
+    """The dashboard keeps a run's first hparams: more metrics for the same hparams are fine, other
+    hparams under the same run_name would pair them with the wrong metrics, so they raise."""
+    with tensorboard.SummaryWriter(str(tmp_path)) as writer:
+        writer.add_hparams({"lr": 0.1}, {"hp/acc": 0.5}, run_name="same", global_step=1)
+        writer.add_hparams({"lr": 0.1}, {"hp/acc": 0.6}, run_name="same", global_step=2)
+        with pytest.raises(ValueError, match="run_name 'same' already holds a session with other hparams"):
+            writer.add_hparams({"lr": 0.2}, {"hp/acc": 0.7}, run_name="same", global_step=3)
+    run = upstream_read(tmp_path)["runs"]["same"]
+    assert [(s, v) for s, _, v in run["scalars"]["hp/acc"]] == [(1, 0.5), (2, pytest.approx(0.6))]

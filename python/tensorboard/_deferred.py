@@ -76,8 +76,17 @@ def snapshot(value: Any, kind: str) -> Any:
     if kind == "jax":
         return _jitted_jax_copy()(value)  # a new buffer: survives donation or deletion of `value`
     if kind == "mxnet":
+        if value.shape == () and not _mxnet_np_shape():  # legacy 0-d arrays take no ops: read it now
+            return value.asnumpy()
         return value.copy()  # an engine op ordered before later writes to `value`
     return value.detach().clone()  # torch on a device: a copy on the current stream
+
+
+def _mxnet_np_shape() -> bool:
+    """MXNet's NumPy shape semantics (`npx.set_np()`), under which a 0-d array is a scalar ops accept."""
+    import mxnet
+
+    return bool(mxnet.util.is_np_shape())
 
 
 def dtype_name(value: Any, kind: str) -> str:

@@ -110,9 +110,19 @@ class DeferredWrites:
         finally:
             item.release()  # frees the snapshot even while the encoder's queue still holds the item
             self._snapshots_out += item.nbytes
-            with self._space:
-                self._space.notify_all()
+            self._notify_space()
         return event_bytes
+
+    def _notify_space(self) -> None:
+        """Writer thread: wakes callers waiting for memory. Once an exit or SIGTERM flush has begun it
+        gives up rather than wait for `_space`, which the interrupted main thread may be holding."""
+        while not self._space.acquire(timeout=0.05):
+            if self._exiting:
+                return
+        try:
+            self._space.notify_all()
+        finally:
+            self._space.release()
 
     def _encode_ahead(self, head: Deferred) -> None:
         """Writer thread, while somebody waits and the background encoder is on `head`: encodes the

@@ -6,6 +6,7 @@ from typing import Any, Mapping, Sequence
 
 from tensorboard import _orders, wire
 from tensorboard._args import check_float32, check_step, check_tag, pick, require
+from tensorboard.file_writer import FileWriter
 
 
 class StructureMethods:
@@ -87,23 +88,36 @@ class StructureMethods:
             raise TypeError(f"metric_dict must be a dict, got {type(metric_dict).__name__}")
         metrics = {check_tag(k, "metric_dict key"): to_float(v, f"metric_dict[{k!r}]") for k, v in metric_dict.items()}
         experiment, start, end = summary.hparams(hparam_dict, metrics, hparam_domain_discrete=hparam_domain_discrete)
-        if run_name is None:
-            import time
-
-            run_name = f"{time.time():.6f}"
-        if not isinstance(run_name, str) or not run_name or os.path.isabs(run_name) or ".." in run_name.split("/"):
+        if run_name is not None and (not isinstance(run_name, str) or not run_name or os.path.isabs(run_name)
+                                     or ".." in run_name.split("/")):
             raise ValueError(f"run_name must be a relative run name inside the logdir, got {run_name!r}")
+        logged = _session_hparams(start)
+        with self._lock:
+            if run_name is None:  # a time stamp, never one this writer already used
+                import time
+
+                run_name = f"{time.time():.6f}"
+                while run_name in self._hparams_runs:
+                    run_name += "_"
+            earlier = self._hparams_runs.get(run_name)
+            if earlier is not None and earlier != logged:
+                raise ValueError(f"run_name {run_name!r} already holds a session with other hparams; the dashboard "
+                                 f"keeps a run's first hparams, so this session's metrics would show beside them: "
+                                 f"give each session its own run_name")
+            self._hparams_runs[run_name] = logged
         step, wall = self._step_and_time(global_step, None)
-        writer = self._sub_writer(run_name)
         # Upstream takes the first experiment summary it finds as the whole experiment; without one it
         # unites every session's hparams and metrics. So an experiment is written only to carry the
-        # discrete domains the caller asked for.
+        # discrete domains the caller asked for. The session's own writer is closed at the end of the
+        # call, as torch and tensorboardX close theirs: it is on disk when the call returns, and a sweep
+        # keeps no thread or file per session.
         parts = (experiment, start, end) if hparam_domain_discrete else (start, end)
-        for part in parts:
-            writer.add_summary(part, step, wall)
-        for key, number in metrics.items():
-            writer.add_event_bytes(wire.scalar_event(wire.scalar_prefix(key), check_float32(number, "metric", key),
-                                                     step, wall))
+        with FileWriter(self._file_writer.storage.join(self._logdir, run_name), **self._options) as writer:
+            for part in parts:
+                writer.add_summary(part, step, wall)
+            for key, number in metrics.items():
+                writer.add_event_bytes(wire.scalar_event(wire.scalar_prefix(key),
+                                                         check_float32(number, "metric", key), step, wall))
 
     def add_custom_scalars(self, layout) -> None:
         """Logs a custom_scalars layout: {category: {chart: ['Multiline', [tags]] | ['Margin', [v, lo, hi]]}}.
@@ -130,3 +144,11 @@ class StructureMethods:
         if len(tags) != 3:
             raise ValueError(f"tags must be [value, lower, upper], got {len(tags)} tags")
         self.add_custom_scalars({category: {title: ["Margin", list(tags)]}})
+
+
+def _session_hparams(start) -> dict[str, bytes]:
+    """The hparams a session-start summary holds, comparable between calls (its start time left out)."""
+    from tensorboard.src import hparams_pb2
+
+    info = hparams_pb2.HParamsPluginData.FromString(start.value[0].metadata.plugin_data.content).session_start_info
+    return {name: value.SerializeToString(deterministic=True) for name, value in info.hparams.items()}

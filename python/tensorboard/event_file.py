@@ -18,6 +18,7 @@ from collections import deque
 from tensorboard import _signals, _writer_lifecycle, record
 from tensorboard._deferred import DEFAULT_MAX_PENDING_SNAPSHOT_BYTES, Deferred
 from tensorboard._deferred_writes import DeferredWrites
+from tensorboard._wakeup import Wakeup
 from tensorboard._write_policy import ON_ERROR_CHOICES, RETRY_FIRST, EventWriteWarning, WritePolicy  # noqa: F401
 from tensorboard._writer_lifecycle import _open_writers, flush_open_writers  # noqa: F401 (re-exported)
 from tensorboard.event_file_names import FILE_VERSION, event_file_name  # noqa: F401 (re-exported)
@@ -114,7 +115,7 @@ class EventFileWriter(WritePolicy, DeferredWrites):
         self._bytes_out = 0  # written by the writer thread only
         self._init_deferred(max_pending_snapshot_bytes)
         self._next_flush = time.monotonic() + self._flush_secs  # the writer thread's periodic flush
-        self._wake = threading.Event()
+        self._wake = Wakeup()  # not a threading.Event: the SIGTERM flush sets it too (see _wakeup)
         self._space = threading.Condition(threading.Lock())
         self._error: BaseException | None = None
         self._closed = False
@@ -163,22 +164,26 @@ class EventFileWriter(WritePolicy, DeferredWrites):
         if barrier.error is not None or self._error is not None or self._deferred_error is not None:
             self._raise_state()
 
-    def _post_barrier(self) -> _Barrier:
+    def _post_barrier(self, force: bool = False) -> _Barrier:
         barrier = _Barrier(self._fsync)
         self._queue.append(barrier)
-        self._wake.set()
+        if force:
+            self._wake.force()
+        else:
+            self._wake.set()
         return barrier
 
     def _flush_for_exit(self, deadline: float) -> bool:
         """Flush that never raises and gives up at `deadline` (monotonic); True when everything got written.
 
         Used at interpreter exit and from the SIGTERM handler, which may interrupt the main thread
-        anywhere, so it takes no lock a caller could be holding.
+        anywhere, so it takes no lock a caller could be holding (the wake-up is a reentrant queue's
+        put, the barrier's Event is its own, and the writer thread stops waiting for `_space`).
         """
         if self._closed or self._error is not None or self._pid != os.getpid() or not self._thread.is_alive():
             return self._closed
         self._exiting = True  # deferred events are encoded by the writer thread now, not in the background
-        barrier = self._post_barrier()
+        barrier = self._post_barrier(force=True)
         return barrier.done.wait(max(0.0, deadline - time.monotonic())) and barrier.error is None
 
     def close(self) -> None:
@@ -342,8 +347,7 @@ class EventFileWriter(WritePolicy, DeferredWrites):
                 self.dropped_events += len(batch)
         self._bytes_out += size
         if self._bytes_in - self._bytes_out <= self._max_pending_bytes:
-            with self._space:
-                self._space.notify_all()
+            self._notify_space()
 
     def _answer_barrier(self, barrier: _Barrier) -> None:
         self._flush_file(barrier.fsync)

@@ -78,6 +78,7 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
         self._lock = threading.Lock()
         self._custom_layout = None  # add_custom_scalars' layouts so far, merged
         self._layout_lock = threading.Lock()
+        self._hparams_runs: dict[str, dict] = {}  # add_hparams' run names -> the hparams logged there
         if purge_step is not None:
             self._file_writer.add_session_log("START", global_step=purge_step)
 

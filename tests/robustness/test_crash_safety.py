@@ -191,6 +191,40 @@ def test_queued_events_survive_termination(tmp_path, mode, signum, returncode, i
     assert h.upstream_steps(upstream_read(tmp_path)) == list(range(5000))
 
 
+INTERRUPTED_CHILD = """
+import os, signal, sys, time
+import tensorboard
+w = tensorboard.SummaryWriter(sys.argv[1], flush_secs=3600, max_queue=10**6)
+for i in range(100):
+    w.add_scalar("x", float(i), i)
+inner = w.file_writer._writer
+# The state SIGTERM finds when it lands inside the writer's own calls (seen in Pool workers at exit):
+# a wake-up half set (threading.Event's lock held; ours: the flag set, its token not yet posted) ...
+lock = getattr(inner._wake, "_cond", None)
+if lock is not None:
+    lock.acquire()
+else:
+    inner._wake._pending = True
+inner._space.acquire()  # ... and a caller waiting for memory holding the condition's lock
+os.kill(os.getpid(), signal.SIGTERM)
+time.sleep(120)
+"""
+
+
+def test_sigterm_that_interrupts_the_writers_own_calls_still_flushes_and_dies(tmp_path):
+    """The handler runs in the interrupted main thread, so it must not wait for a lock that thread
+    holds: it posts its wake-up on a reentrant queue and the writer thread stops waiting for `_space`."""
+    import subprocess
+    import sys
+    import textwrap
+
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(INTERRUPTED_CHILD), str(tmp_path)],
+                            env=h.child_env(), capture_output=True, text=True, timeout=100)  # a hang fails here
+    assert result.returncode == -signal.SIGTERM, result.stderr
+    assert h.our_steps(tmp_path) == list(range(100))
+    assert h.upstream_steps(upstream_read(tmp_path)) == list(range(100))
+
+
 def test_sigterm_keeps_the_programs_own_handler(tmp_path):
     import subprocess
     import sys

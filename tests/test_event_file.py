@@ -157,3 +157,29 @@ def test_upstream_reads_our_file(tmp_path):
     view = upstream_run(tmp_path)
     assert [s[0] for s in view["scalars"]["loss"]] == list(range(100))
     assert [s[2] for s in view["scalars"]["loss"]] == [float(i) for i in range(100)]
+
+
+def test_flush_secs_may_be_infinite(tmp_path):
+    """flush_secs=inf (never flush on a timer) used to stop the writer thread at its first wait."""
+    writer = event_file.EventFileWriter(str(tmp_path), flush_secs=float("inf"))
+    writer.write(wire.scalar_event(wire.scalar_prefix("x"), 1.0, 3, 1.0))
+    writer.close()
+    assert [(e.step, e.summary.value[0].simple_value) for e in read_events(writer.path) if e.HasField("summary")] \
+        == [(3, 1.0)]
+    assert len(upstream_run(tmp_path)["scalars"]["x"]) == 1
+
+
+def test_a_writer_thread_that_stops_makes_flush_raise(tmp_path, monkeypatch):
+    """An unexpected error in the writer thread is raised by the next flush, never a silent return."""
+    writer = event_file.EventFileWriter(str(tmp_path), flush_secs=3600)
+
+    def broken(queue):
+        raise MemoryError("out of memory in the writer thread")
+
+    monkeypatch.setattr(writer, "_drain", broken)
+    monkeypatch.setattr(threading, "excepthook", lambda args: None)  # the thread's traceback is expected
+    writer.write(wire.scalar_event(wire.scalar_prefix("x"), 1.0, 0, 1.0))
+    with pytest.raises(IOError, match="the writer thread stopped: MemoryError: out of memory"):
+        writer.flush()
+    with pytest.raises(IOError):
+        writer.write(wire.scalar_event(wire.scalar_prefix("x"), 2.0, 1, 1.0))

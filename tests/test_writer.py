@@ -265,3 +265,13 @@ def test_a_run_name_holds_one_set_of_hparams(tmp_path):
             writer.add_hparams({"lr": 0.2}, {"hp/acc": 0.7}, run_name="same", global_step=3)
     run = upstream_read(tmp_path)["runs"]["same"]
     assert [(s, v) for s, _, v in run["scalars"]["hp/acc"]] == [(1, 0.5), (2, pytest.approx(0.6))]
+
+
+def test_a_failed_hparams_call_leaves_its_run_name_free(tmp_path):
+    with tensorboard.SummaryWriter(str(tmp_path)) as writer:
+        (tmp_path / "trial").write_text("not a directory")  # the run's directory cannot be made
+        with pytest.raises(OSError):
+            writer.add_hparams({"lr": 0.1}, {"hp/acc": 0.5}, run_name="trial")
+        (tmp_path / "trial").unlink()
+        writer.add_hparams({"lr": 0.2}, {"hp/acc": 0.6}, run_name="trial")  # nothing was logged under it
+    assert [v for _, _, v in upstream_read(tmp_path)["runs"]["trial"]["scalars"]["hp/acc"]] == [pytest.approx(0.6)]

@@ -101,11 +101,15 @@ class DeferredWrites:
             error = DeferredValueError(
                 f"the value logged asynchronously under tag {item.tag!r} could not be logged: {err}")
             error.__cause__, error.tag = err, item.tag
-            with self._deferred_lock:
+            locked = self._lock_unless_exiting(self._deferred_lock)
+            try:
                 if self._deferred_error is None:
                     self._deferred_error = error
                 else:
                     self._deferred_backlog.append(error)
+            finally:
+                if locked:
+                    self._deferred_lock.release()
             event_bytes = None
         finally:
             item.release()  # frees the snapshot even while the encoder's queue still holds the item
@@ -113,16 +117,21 @@ class DeferredWrites:
             self._notify_space()
         return event_bytes
 
-    def _notify_space(self) -> None:
-        """Writer thread: wakes callers waiting for memory. Once an exit or SIGTERM flush has begun it
-        gives up rather than wait for `_space`, which the interrupted main thread may be holding."""
-        while not self._space.acquire(timeout=0.05):
+    def _lock_unless_exiting(self, lock) -> bool:
+        """Writer thread: takes a lock callers also take; False (not taken) once an exit or SIGTERM flush
+        has begun and the lock stays busy, since the interrupted main thread may be the one holding it."""
+        while not lock.acquire(timeout=0.05):
             if self._exiting:
-                return
-        try:
-            self._space.notify_all()
-        finally:
-            self._space.release()
+                return False
+        return True
+
+    def _notify_space(self) -> None:
+        """Writer thread: wakes callers waiting for memory (none can be waiting during a SIGTERM flush)."""
+        if self._lock_unless_exiting(self._space):
+            try:
+                self._space.notify_all()
+            finally:
+                self._space.release()
 
     def _encode_ahead(self, head: Deferred) -> None:
         """Writer thread, while somebody waits and the background encoder is on `head`: encodes the

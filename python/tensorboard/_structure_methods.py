@@ -92,6 +92,7 @@ class StructureMethods:
                                      or ".." in run_name.split("/")):
             raise ValueError(f"run_name must be a relative run name inside the logdir, got {run_name!r}")
         logged = _session_hparams(start)
+        step, wall = self._step_and_time(global_step, None)
         with self._lock:
             if run_name is None:  # a time stamp, never one this writer already used
                 import time
@@ -104,20 +105,34 @@ class StructureMethods:
                 raise ValueError(f"run_name {run_name!r} already holds a session with other hparams; the dashboard "
                                  f"keeps a run's first hparams, so this session's metrics would show beside them: "
                                  f"give each session its own run_name")
-            self._hparams_runs[run_name] = logged
-        step, wall = self._step_and_time(global_step, None)
+            self._hparams_runs[run_name] = logged  # taken now, so a concurrent call sees it; freed on failure
+        try:
+            self._write_session(run_name, (experiment, start, end) if hparam_domain_discrete else (start, end),
+                                metrics, step, wall)
+        except BaseException:
+            if earlier is None:
+                with self._lock:
+                    self._hparams_runs.pop(run_name, None)
+            raise
+
+    def _write_session(self, run_name: str, parts: tuple, metrics: dict, step: int, wall: float) -> None:
+        """Writes one hparams session into its run with a writer of its own, closed before returning."""
         # Upstream takes the first experiment summary it finds as the whole experiment; without one it
         # unites every session's hparams and metrics. So an experiment is written only to carry the
         # discrete domains the caller asked for. The session's own writer is closed at the end of the
         # call, as torch and tensorboardX close theirs: it is on disk when the call returns, and a sweep
         # keeps no thread or file per session.
-        parts = (experiment, start, end) if hparam_domain_discrete else (start, end)
-        with FileWriter(self._file_writer.storage.join(self._logdir, run_name), **self._options) as writer:
+        writer = FileWriter(self._file_writer.storage.join(self._logdir, run_name), **self._options)
+        try:
             for part in parts:
                 writer.add_summary(part, step, wall)
             for key, number in metrics.items():
                 writer.add_event_bytes(wire.scalar_event(wire.scalar_prefix(key),
                                                          check_float32(number, "metric", key), step, wall))
+        finally:
+            writer.close()
+            with self._lock:
+                self._closed_dropped += writer.dropped_events
 
     def add_custom_scalars(self, layout) -> None:
         """Logs a custom_scalars layout: {category: {chart: ['Multiline', [tags]] | ['Margin', [v, lo, hi]]}}.

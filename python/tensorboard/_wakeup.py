@@ -8,6 +8,7 @@ token put on one; the pending flag only spares producers a put per event.
 from __future__ import annotations
 
 import queue
+import threading
 
 
 class Wakeup:
@@ -35,17 +36,19 @@ class Wakeup:
         return self._pending
 
     def wait(self, timeout: float) -> None:
-        """Returns at the next wake-up, or after `timeout` seconds."""
+        """Returns at the next wake-up, or after `timeout` seconds (any length: flush_secs may be inf)."""
         try:
-            self._tokens.get(timeout=timeout)
+            self._tokens.get(timeout=min(timeout, threading.TIMEOUT_MAX))
         except queue.Empty:
             pass
 
     def clear(self) -> None:
-        """Called by the waiting thread before it looks at its work: later sets wake it again."""
-        self._pending = False
+        """Called by the waiting thread before it looks at its work: later sets wake it again. Tokens
+        go first, then the flag: a set() in between then either saw the flag up (and its work is
+        already queued for this look) or posts a token that survives."""
         while True:
             try:
                 self._tokens.get_nowait()
             except queue.Empty:
-                return
+                break
+        self._pending = False

@@ -266,6 +266,17 @@ class EventFileWriter(WritePolicy, DeferredWrites):
     # -- writer thread -----------------------------------------------------------------------------
 
     def _run(self) -> None:
+        """The writer thread. An unexpected error stops it, and is kept to raise at the callers' next
+        call: a flush must not return as if the events were written."""
+        try:
+            self._loop()
+        except BaseException as err:
+            if self._error is None:
+                self._error = RuntimeError(f"the writer thread stopped: {type(err).__name__}: {err}")
+                self._error.__cause__ = err
+            raise
+
+    def _loop(self) -> None:
         queue = self._queue
         while True:
             self._wake.wait(max(0.0, min(self._next_flush, self._head_deadline) - time.monotonic()))

@@ -79,6 +79,7 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
         self._custom_layout = None  # add_custom_scalars' layouts so far, merged
         self._layout_lock = threading.Lock()
         self._hparams_runs: dict[str, dict] = {}  # add_hparams' run names -> the hparams logged there
+        self._closed_dropped = 0  # dropped_events of the writers add_hparams closed
         if purge_step is not None:
             self._file_writer.add_session_log("START", global_step=purge_step)
 
@@ -101,7 +102,7 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
     @property
     def dropped_events(self) -> int:
         """Events on_error="warn" could not write and dropped, over the main run and its sub-runs."""
-        return sum(w.dropped_events for w in [self._file_writer, *self._sub_writers.values()])
+        return self._closed_dropped + sum(w.dropped_events for w in [self._file_writer, *self._sub_writers.values()])
 
     def _sub_writer(self, run: str) -> FileWriter:
         writer = self._sub_writers.get(run)

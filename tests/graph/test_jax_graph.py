@@ -155,6 +155,18 @@ def test_scan_cond_and_while_are_scopes_with_their_bodies(tmp_path):
     assert view.nodes["output/output1"]["inputs"] == [("scan/scan", 1)]
 
 
+def test_two_conds_side_by_side_are_two_scopes(tmp_path):
+    def fn(x, y):
+        first = jax.lax.cond(x.sum() > 0, jnp.cos, jnp.sin, x)
+        return first + jax.lax.cond(y.sum() > 0, jnp.exp, jnp.tanh, y)
+
+    view = read_back(tmp_path, fn, (jnp.ones(3), jnp.ones(3)))
+    # branch0 is the false branch (lax.cond's order)
+    assert {n for n in view.nodes if n.startswith("cond/branch")} == {"cond/branch0/sin", "cond/branch1/cos"}
+    assert {n for n in view.nodes if n.startswith("cond_1/branch")} == {"cond_1/branch0/tanh", "cond_1/branch1/exp"}
+    assert ("input/y", 0) in view.nodes["cond_1/branch1/exp"]["inputs"]
+
+
 def test_while_consts_feed_their_own_body(tmp_path):
     def fn(x, limit, scale):
         return jax.lax.while_loop(lambda c: c.sum() < limit, lambda c: c * scale, x)

@@ -177,3 +177,18 @@ def test_tuple_inputs_reach_the_jit_trace_fallback():
     assert view.dangling_inputs() == []
     assert view.nodes["input/pair"]["attrs"]["dtype"].startswith("Tuple")
     assert ("input/k", 0) in view.nodes["mul"]["inputs"]
+
+
+def test_two_conditionals_are_two_scopes():
+    class TwoIfs(torch.nn.Module):
+        def forward(self, x, flag: bool):
+            y = torch.relu(x) if flag else torch.sigmoid(x)
+            return torch.tanh(y) if bool(y.sum() > 0) else torch.exp(y)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        view = GraphView.from_proto(to_graph_def(torch.jit.script(TwoIfs())))
+    assert view.dangling_inputs() == [] and view.scopes_clash() == []
+    assert {name for name in view.nodes if name.startswith("If/block")} == {"If/block0/relu", "If/block1/sigmoid"}
+    assert {name for name in view.nodes if name.startswith("If_1/block")} == {"If_1/block0/tanh", "If_1/block1/exp"}
+    assert set(view.nodes["If_1/If"]["inputs"][1:]) == {("If_1/block0/tanh", 0), ("If_1/block1/exp", 0)}

@@ -252,3 +252,25 @@ def test_a_histogram_field_in_several_packed_chunks_is_read_whole(tmp_path):
     assert [list(x) for x in frame.counts] == [[1.0, 1.0, 1.0, 1.0]]
     (upstream,) = upstream_run(tmp_path)["histograms"]["h"]
     assert upstream[1]["bucket_limit"] == [1.0, 2.0, 3.0, 4.0] and upstream[1]["bucket"] == [1.0] * 4
+
+
+def test_tensor_scalars_of_one_kind_are_typed_and_a_mix_stays_exact(tmp_path):
+    """One kind of scalar gets tbparse's dtype; floats beside int64s beyond 2**53 stay objects, not rounded."""
+    from tensorboard.src import tensor_pb2, types_pb2
+
+    def tensor_event(tag, tensor, step):
+        return event_pb2.Event(step=step, wall_time=1.0, summary=summary_pb2.Summary(
+            value=[summary_pb2.Summary.Value(tag=tag, tensor=tensor)]))
+
+    big = 2**53 + 1
+    (tmp_path / "ints").mkdir()
+    (tmp_path / "mixed").mkdir()
+    write_events(tmp_path / "ints" / "events.out.tfevents.1.host", [
+        tensor_event("n", tensor_pb2.TensorProto(dtype=types_pb2.DT_INT64, int64_val=[big + s]), s) for s in range(3)])
+    write_events(tmp_path / "mixed" / "events.out.tfevents.1.host", [
+        tensor_event("n", tensor_pb2.TensorProto(dtype=types_pb2.DT_INT64, int64_val=[big]), 0),
+        tensor_event("f", tensor_pb2.TensorProto(dtype=types_pb2.DT_FLOAT, float_val=[0.5]), 0)])
+    ints = SummaryReader(tmp_path / "ints").tensors
+    assert ints["value"].dtype == np.int64 and list(ints["value"]) == [big, big + 1, big + 2]
+    mixed = SummaryReader(tmp_path / "mixed").tensors.set_index("tag")["value"]
+    assert mixed.dtype == object and mixed["n"] == big and mixed["f"] == 0.5

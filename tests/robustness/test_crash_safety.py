@@ -194,10 +194,15 @@ def test_queued_events_survive_termination(tmp_path, mode, signum, returncode, i
 INTERRUPTED_CHILD = """
 import os, signal, sys, time
 import tensorboard
+from tensorboard import _deferred
 w = tensorboard.SummaryWriter(sys.argv[1], flush_secs=3600, max_queue=10**6)
+def fails():
+    raise ValueError("cannot convert")
+w.file_writer.add_deferred(_deferred.Deferred(fails, 0, "bad"))  # its error is recorded during the flush
 for i in range(100):
     w.add_scalar("x", float(i), i)
 inner = w.file_writer._writer
+inner._deferred_lock.acquire()  # as inside _take_deferred_error, raising an earlier value's error
 # The state SIGTERM finds when it lands inside the writer's own calls (seen in Pool workers at exit):
 # a wake-up half set (threading.Event's lock held; ours: the flag set, its token not yet posted) ...
 lock = getattr(inner._wake, "_cond", None)
@@ -213,7 +218,8 @@ time.sleep(120)
 
 def test_sigterm_that_interrupts_the_writers_own_calls_still_flushes_and_dies(tmp_path):
     """The handler runs in the interrupted main thread, so it must not wait for a lock that thread
-    holds: it posts its wake-up on a reentrant queue and the writer thread stops waiting for `_space`."""
+    holds: it posts its wake-up on a reentrant queue, and the writer thread stops waiting for `_space`
+    and `_deferred_lock`."""
     import subprocess
     import sys
     import textwrap

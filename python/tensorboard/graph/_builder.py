@@ -150,6 +150,7 @@ class GraphBuilder:
     """Collects nodes by handle, then writes a GraphDef with unique, scope-safe names."""
 
     nodes: list[_Node] = field(default_factory=list)
+    scopes: set[str] = field(default_factory=set)
 
     def add(self, name: str, op: str, inputs: Iterable[int | tuple[int, int]] = (),
             attrs: Mapping[str, Any] | None = None, shapes: Sequence[Shape] | None = None,
@@ -162,6 +163,17 @@ class GraphBuilder:
         self.nodes.append(_Node(clean_name(name), op or "Unknown", edges, list(control_inputs),
                                 dict(attrs or {}), list(shapes) if shapes is not None else None, device))
         return len(self.nodes) - 1
+
+    def unique_scope(self, path: str) -> str:
+        """`path` (cleaned) for a new scope of its own, suffixed `_1`, `_2`, ... when an earlier call
+        took it: two conditionals side by side are two groups, not one with their branches mixed."""
+        path = clean_name(path)
+        candidate, n = path, 0
+        while candidate in self.scopes:
+            n += 1
+            candidate = f"{path}_{n}"
+        self.scopes.add(candidate)
+        return candidate
 
     def final_names(self) -> list[str]:
         """The names the nodes get: unique, and never equal to a scope of another node."""

@@ -165,7 +165,7 @@ class JaxprWalker:
         if name not in _CONTROL_FLOW:  # a combiner or an unknown use of a jaxpr: one node, every operand
             return self._node(eqn, [e for e in operands if e is not None], _join(where, name),
                               {label: _jaxpr_text(sub) for label, sub in subs})
-        scope = _join(where, _SCOPE_NAMES.get(name, name))
+        scope = self.builder.unique_scope(_join(where, _SCOPE_NAMES.get(name, name)))  # cond, cond_1, ...
         results: list[Edge] = []
         wired: set[int] = set()
         for label, sub in subs:

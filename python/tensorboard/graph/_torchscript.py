@@ -155,9 +155,12 @@ class _ScriptWalker:
             attrs["value"] = f"tensor{_sizes(outputs[0])}"
         short = kind.split("::")[-1]
         name = "/".join(p for p in (prefix, _scope(node), short) if p)
-        edges += self._blocks(node, ins, name)
+        has_blocks = bool(list(node.blocks()))
+        if has_blocks:  # a scope of its own: If, If_1, ...
+            name = self.builder.unique_scope(name)
+            edges += self._blocks(node, ins, name)
         shapes = [_sizes(o) for o in outputs]
-        handle = self.builder.add(f"{name}/{short}" if list(node.blocks()) else name, kind, edges, attrs,
+        handle = self.builder.add(f"{name}/{short}" if has_blocks else name, kind, edges, attrs,
                                   shapes if any(s is not None for s in shapes) else None)
         for index, out in enumerate(outputs):
             self.values[out.unique()] = ("node", handle, index)

@@ -43,11 +43,12 @@ def learning_rates(model: Any) -> dict[str, float]:
 def weight_image(array: np.ndarray, channels_last: bool) -> np.ndarray | None:
     """A weight laid out as NHWC images the way Keras's callback shows it, or None if it has no such view.
 
-    Bias (1-d): one image n pixels high, 1 wide; a dense kernel (2-d): one image, the longer side horizontal;
-    a 1-d conv kernel (3-d): one image per channel; a 4-d weight whose last axis has 1, 3 or 4
-    entries (a 2-d conv kernel with that many filters): its first axis as images, the last as
-    colour channels. At most MAX_WEIGHT_IMAGES images, each a sample of its own. Values are not
-    rescaled (as in Keras): floats in [0, 1] map to 0..255 and the rest is clipped.
+    Axes of length 1 go first (Keras squeezes the weight), then: bias (1-d): one image n pixels high,
+    1 wide; a dense kernel (2-d): one image, the longer side horizontal; 3-d (a 1-d conv kernel): one
+    grey image per last-axis entry; 4-d with 3 or 4 last-axis entries (a 2-d conv kernel with that
+    many filters): its first axis as colour images. At most MAX_WEIGHT_IMAGES images, each a sample
+    of its own. Values are not rescaled (as in Keras): floats in [0, 1] map to 0..255 (rounded; TF
+    truncates, so a pixel may differ by one) and the rest is clipped.
     """
     image = np.squeeze(array)
     if image.ndim == 1:

@@ -104,6 +104,19 @@ def _block(run: RunData, kind: str, optional: tuple) -> dict | None:
     return block
 
 
+def _typed_scalars(values: np.ndarray) -> np.ndarray:
+    """A tensors value column of one kind of Python scalar as tbparse's lists type it (float64, int64,
+    bool); a mix (floats and ints beyond 2**53 would round) or arrays stay objects, exact."""
+    kinds = {type(v) for v in values}
+    for kind, dtype in ((float, np.float64), (int, np.int64), (bool, np.bool_)):
+        if kinds == {kind}:
+            try:
+                return values.astype(dtype)
+            except OverflowError:  # a uint64 beyond int64
+                return values
+    return values
+
+
 def _objects(items) -> np.ndarray:
     """A 1-D object array (never broadcast into 2-D, even when every item is an equal-length array)."""
     items = list(items)
@@ -176,8 +189,8 @@ def build_frame(runs: list[RunData], kind: str, pivot: bool, extra_columns: set)
                                   "tag": _strings(all_names, flat.pop("tag_rank")[order], pd)}
     for c in base + optional:
         columns[c] = flat.pop(c)[order]
-    if kind == TENSORS:  # scalars typed as tbparse's list of values gives them (float64, int64, bool)
-        columns["value"] = pd.Series(columns["value"], copy=False).infer_objects().to_numpy()
+    if kind == TENSORS:
+        columns["value"] = _typed_scalars(columns["value"])
     if "wall_time" in extra_columns:
         columns["wall_time"] = flat.pop("walls")[order]
     if use_dir:

@@ -335,3 +335,46 @@ def test_arguments_beside_a_pending_value_are_taken_at_the_call(tmp_path):
 
     assert logged("pending") == logged("numpy")
     assert views["pending"]["histograms"]["h"][0][1]["bucket_limit"] == [1.0, 2.0, 3.0]
+
+
+def test_a_held_back_value_is_written_when_the_encoder_is_done(tmp_path, monkeypatch):
+    """The writer thread leaves a value the background encoder has not finished at its queue's head;
+    the encoder wakes it when done, so the value reaches the file without a flush, not at flush_secs."""
+    from tensorboard import _background
+    from tensorboard.reader import SummaryReader
+
+    writer = tensorboard.SummaryWriter(str(tmp_path), flush_secs=3600, max_queue=1)
+    writer.add_scalar("warm", jnp.float32(0.0), 0)  # starts the background encoder
+    writer.flush()
+    # an encoder that takes its time: the writer thread, woken by the add, finds the value not done
+    submit = _background.submit
+    monkeypatch.setattr(_background, "submit", lambda item: threading.Timer(0.5, submit, (item,)).start())
+    writer.add_scalar("x", jnp.float32(3.0), 7)
+    rows = []
+    for _ in range(600):  # a hang guard of 60 s; the value is there within milliseconds
+        frame = SummaryReader(tmp_path).scalars
+        rows = list(zip(frame["step"], frame["value"])) if "tag" in frame else []
+        if (7, 3.0) in rows:
+            break
+        threading.Event().wait(0.1)
+    writer.close()
+    assert rows == [(0, 0.0), (7, 3.0)]
+    assert scalars(tmp_path, "x") == [(7, 3.0)]
+
+
+def test_pending_values_respect_the_queue_bound_when_the_encoder_gets_no_cpu(tmp_path, monkeypatch):
+    """With the idle-priority encoder starved, pending values must not pile up beyond max_pending_bytes:
+    callers wait, as for any event, and the writer thread encodes them itself meanwhile."""
+    from tensorboard import _background
+
+    monkeypatch.setattr(_background, "submit", lambda item: None)  # the encoder never gets to them
+    writer = tensorboard.SummaryWriter(str(tmp_path), flush_secs=3600, max_queue=10)
+    inner = writer.file_writer._writer
+    inner._max_pending_bytes = 50 * inner._PER_ITEM_OVERHEAD
+    longest = 0
+    for step in range(500):
+        writer.add_scalar("x", jnp.float32(step), step)
+        longest = max(longest, len(inner._queue))
+    writer.close()
+    assert longest <= 70  # the bound (50 items) plus one batch of max_queue
+    assert [s for s, _ in scalars(tmp_path, "x")] == list(range(500))

@@ -275,3 +275,23 @@ def test_a_failed_hparams_call_leaves_its_run_name_free(tmp_path):
         (tmp_path / "trial").unlink()
         writer.add_hparams({"lr": 0.2}, {"hp/acc": 0.6}, run_name="trial")  # nothing was logged under it
     assert [v for _, _, v in upstream_read(tmp_path)["runs"]["trial"]["scalars"]["hp/acc"]] == [pytest.approx(0.6)]
+
+
+def test_an_add_racing_with_another_threads_close_reopens(tmp_path):
+    """A close() landing between an add's look at the writer and its write: the add goes to a new
+    file, as any add after close() does, rather than raising WriterClosedError."""
+    writer = tensorboard.SummaryWriter(str(tmp_path))
+    writer.add_scalar("x", 0.0, 0)
+    file_writer = writer.file_writer
+    inner = file_writer._writer
+    original = inner.write
+
+    def close_first(event):
+        inner.write = original
+        file_writer.close()  # the other thread's close() wins the race
+        return original(event)
+
+    inner.write = close_first
+    writer.add_scalar("x", 1.0, 1)
+    writer.close()
+    assert [(s, v) for s, _, v in upstream_read(tmp_path)["runs"]["."]["scalars"]["x"]] == [(0, 0.0), (1, 1.0)]

@@ -55,6 +55,8 @@ class DeferredWrites:
         _background.submit(item)
         if len(queue) % self._max_queue == 0:  # like write(): the writer wakes for batches, not for each event
             self._wake.set()
+            if self._bytes_in - self._bytes_out > self._max_pending_bytes:  # the queue's own bound too: an
+                self._wait_for_space()  # encoder starved of CPU must not let the queue grow without limit
         if self._deferred_error is not None:
             self._raise_state()
 
@@ -86,6 +88,9 @@ class DeferredWrites:
             return False
         deadline = item.queued_at + self._flush_secs
         if time.monotonic() >= deadline:
+            return False
+        item.held = True  # the encoder wakes this thread when it is done; if it already is, no wait
+        if item.done:
             return False
         self._head_deadline = deadline
         return True

@@ -10,6 +10,7 @@ from typing import Any, Mapping
 
 from tensorboard import _deferred, wire
 from tensorboard._args import check_float32, check_step, check_tag, check_walltime, pick, require
+from tensorboard.event_file import WriterClosedError
 
 
 def _run_part(text: str, name: str) -> str:
@@ -91,7 +92,10 @@ class ScalarMethods:
         if writer is None:
             self._file_writer.add_event_bytes(event)
         else:
-            writer.write(event)
+            try:
+                writer.write(event)
+            except WriterClosedError:  # another thread's close() got there first: reopen, as after close
+                self._file_writer._closed_under(writer).write(event)
 
     def _add_scalar_later(self, tag: str, value, global_step, walltime, display_name, summary_description,
                           new_style: bool, double_precision: bool) -> None:

@@ -180,6 +180,12 @@ class EventFileWriter(WritePolicy, DeferredWrites):
         anywhere, so it takes no lock a caller could be holding (the wake-up is a reentrant queue's
         put, the barrier's Event is its own, and the writer thread stops waiting for `_space`).
         """
+        if self._closed and self._pid == os.getpid() and self._thread.is_alive():
+            # a close() (this thread's, interrupted, or another's) is writing what was queued before its stop
+            self._exiting = True
+            self._wake.force()  # in case the interrupted close() had not woken it yet
+            self._thread.join(max(0.0, deadline - time.monotonic()))
+            return not self._thread.is_alive()
         if self._closed or self._error is not None or self._pid != os.getpid() or not self._thread.is_alive():
             return self._closed
         self._exiting = True  # deferred events are encoded by the writer thread now, not in the background

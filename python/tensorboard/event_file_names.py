@@ -14,6 +14,15 @@ _file_counter = itertools.count()
 _counter_lock = threading.Lock()
 
 
+def _fresh_lock_after_fork() -> None:
+    global _counter_lock
+    _counter_lock = threading.Lock()  # a parent thread may have held it at the fork
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_lock_after_fork)
+
+
 def event_file_name(suffix: str = "", now: float | None = None) -> str:
     """events.out.tfevents.<10-digit time>.<host>.<pid>.<counter><suffix>, unique per writer.
 

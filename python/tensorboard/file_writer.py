@@ -10,7 +10,7 @@ from typing import Any, ContextManager, Iterator, Mapping
 
 from tensorboard import wire
 from tensorboard._args import check_step, check_walltime
-from tensorboard.event_file import EventFileWriter
+from tensorboard.event_file import EventFileWriter, WriterClosedError
 from tensorboard.src import event_pb2, graph_pb2, summary_pb2
 from tensorboard.src._pool import is_message
 from tensorboard.storage import storage_for
@@ -90,14 +90,27 @@ class FileWriter:
         writer = self._writer
         if writer is None:
             writer = self._event_writer()
-        writer.write(event_bytes)
+        try:
+            writer.write(event_bytes)
+        except WriterClosedError:
+            self._closed_under(writer).write(event_bytes)
 
     def add_deferred(self, item) -> None:
         """Queues an event converted and encoded off this thread from a framework value (tensorboard._deferred)."""
         writer = self._writer
         if writer is None:
             writer = self._event_writer()
-        writer.write_deferred(item)
+        try:
+            writer.write_deferred(item)
+        except WriterClosedError:
+            self._closed_under(writer).write_deferred(item)
+
+    def _closed_under(self, writer: EventFileWriter) -> EventFileWriter:
+        """The writer to retry with when `writer` refused an event as closed: a new file if another
+        thread's close() got there first (an add after close reopens), else the error stands."""
+        if self._writer is writer:
+            raise WriterClosedError(f"event file writer for {writer.path} is closed")
+        return self._event_writer()
 
     def add_event(self, event: event_pb2.Event) -> None:
         """Queues an Event proto (ours or upstream's `tensorboard.compat.proto`); a missing wall_time is set to now."""

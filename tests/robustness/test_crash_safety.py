@@ -366,3 +366,58 @@ def test_multiprocessing_workers_that_leave_writers_open_lose_nothing(tmp_path, 
     view = upstream_read(logdir)
     for run in ("process", "pool1", "pool2", "terminated"):
         assert h.upstream_steps(view, run) == h.our_steps(logdir / run) == list(range(5)), run
+
+
+CLOSING_CHILD = """
+import os, signal, sys, time
+import tensorboard
+w = tensorboard.SummaryWriter(sys.argv[1], flush_secs=3600, max_queue=10**6)
+for i in range(100):
+    w.add_scalar("x", float(i), i)
+inner = w.file_writer._writer
+inner._closed = True  # close() past its own flush: other threads' events still queued before its stop,
+inner._queue.append(None)  # and SIGTERM lands before it woke the writer thread
+os.kill(os.getpid(), signal.SIGTERM)
+time.sleep(120)
+"""
+
+
+def test_sigterm_in_the_middle_of_a_close_keeps_what_it_was_writing(tmp_path):
+    """A writer that is closing is not done: the SIGTERM flush waits for its thread to write what was
+    queued before the stop (JAX events queued by other threads during close's flush were lost)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(CLOSING_CHILD), str(tmp_path)],
+                            env=h.child_env(), capture_output=True, text=True, timeout=100)
+    assert result.returncode == -signal.SIGTERM, result.stderr
+    assert h.our_steps(tmp_path) == list(range(100))
+    assert h.upstream_steps(upstream_read(tmp_path)) == list(range(100))
+
+
+FORK_WITH_LOCK_HELD = """
+import os, sys, tensorboard
+w = tensorboard.SummaryWriter(sys.argv[1])
+w.add_scalars("warm", {"a": 1.0}, 0)
+w._lock.acquire()  # another thread of the parent is inside add_scalars, creating a sub-run, at the fork
+pid = os.fork()
+if pid == 0:
+    w.add_scalars("child", {"b": 2.0}, 0)  # a new sub-run in the child takes the lock
+    w.close()
+    os._exit(0)
+_, status = os.waitpid(pid, 0)
+w._lock.release()
+w.close()
+print(status)
+"""
+
+
+def test_a_forked_child_gets_fresh_locks(tmp_path):
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", FORK_WITH_LOCK_HELD, str(tmp_path)], env=h.child_env(),
+                            capture_output=True, text=True, timeout=100)  # a hang fails here
+    assert result.returncode == 0 and result.stdout.strip() == "0", result.stderr
+    assert "child/b" in upstream_read(tmp_path)["runs"]

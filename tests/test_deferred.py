@@ -338,8 +338,9 @@ def test_arguments_beside_a_pending_value_are_taken_at_the_call(tmp_path):
 
 
 def test_a_held_back_value_is_written_when_the_encoder_is_done(tmp_path, monkeypatch):
-    """The writer thread leaves a value the background encoder has not finished at its queue's head;
-    the encoder wakes it when done, so the value reaches the file without a flush, not at flush_secs."""
+    """The writer thread leaves a value the background encoder has not finished at its queue's head
+    and looks again every HELD_RECHECK_SECS, so the value reaches the file without a flush, not at
+    flush_secs (the tail of a run)."""
     from tensorboard import _background
     from tensorboard.reader import SummaryReader
 

@@ -121,15 +121,14 @@ class Deferred:
     `encode` is a pure function of the snapshot, so whichever run finishes first gives the result.
     """
 
-    __slots__ = ("encode", "nbytes", "tag", "queued_at", "wake", "held", "_started", "_done", "_result", "_error")
+    __slots__ = ("encode", "nbytes", "tag", "queued_at", "wake", "_started", "_done", "_result", "_error")
 
     def __init__(self, encode: Callable[[], bytes], nbytes: int, tag: str):
         self.encode = encode
         self.nbytes = nbytes
         self.tag = tag
         self.queued_at = 0.0  # monotonic time the writer queued it
-        self.wake: Any = None  # the writer's wake-up, set if encoding fails or the writer waits for it
-        self.held = False  # the writer thread left it at its queue's head, to be woken when it is done
+        self.wake: Any = None  # the writer's wake-up, set if encoding fails
         self._started = False  # a thread runs or ran `encode` (a race between two only repeats pure work)
         self._done = False
         self._result: bytes | None = None
@@ -162,8 +161,8 @@ class Deferred:
             self._done = True
             self.encode = _released  # frees the snapshot here: a device buffer's release costs ~25 us
         wake = self.wake
-        if wake is not None and (error is not None or self.held):  # an error reaches the caller soon; a
-            wake.set()  # held-back event is written now, not at flush_secs (the tail of a run)
+        if error is not None and wake is not None:  # so the error reaches the caller soon
+            wake.set()
 
     def outcome(self) -> bytes:
         """The encoded event, computed here if it isn't done yet; raises what encoding raised."""

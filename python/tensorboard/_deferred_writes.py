@@ -21,6 +21,9 @@ from tensorboard._deferred import Deferred, DeferredValueError
 _LOOK_AHEAD = 64  # queued events the writer looks at for work while the encoder holds the head
 
 
+HELD_RECHECK_SECS = 0.5  # how soon the writer thread looks again at an event the encoder has not finished
+
+
 class DeferredWrites:
     """write_deferred and its writer-thread side, for EventFileWriter."""
 
@@ -89,10 +92,9 @@ class DeferredWrites:
         deadline = item.queued_at + self._flush_secs
         if time.monotonic() >= deadline:
             return False
-        item.held = True  # the encoder wakes this thread when it is done; if it already is, no wait
-        if item.done:
-            return False
-        self._head_deadline = deadline
+        # look again soon: the encoder does not wake this thread, so the tail of a run would otherwise
+        # wait in memory until flush_secs; a recheck a second costs nothing next to the batches' wake-ups
+        self._head_deadline = min(deadline, time.monotonic() + HELD_RECHECK_SECS)
         return True
 
     def _encode_deferred(self, item: Deferred) -> bytes | None:

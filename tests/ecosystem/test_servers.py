@@ -74,6 +74,17 @@ def own_info_dir(tmp_path) -> str:
     return str(path)
 
 
+def stop_own_servers(tmp_path) -> None:
+    """SIGTERM to every server listed in the test's own info dir: run in `finally`, so a failing
+    test leaves no server behind."""
+    info_dir = tmp_path / "tmp" / ".tensorboard-info"
+    for path in info_dir.glob("pid-*.info") if info_dir.is_dir() else ():
+        try:
+            os.kill(json.loads(path.read_text())["pid"], signal.SIGTERM)
+        except (OSError, ValueError, KeyError):
+            pass
+
+
 def assert_server_gone(tmp_path) -> None:
     """Waits (30 s at most) for the servers of `tmp_path` to exit after their SIGTERM, then checks."""
     deadline = time.monotonic() + 30
@@ -85,21 +96,24 @@ def assert_server_gone(tmp_path) -> None:
 def test_ipython_tensorboard_magic_starts_our_launcher(tmp_path):
     run_eco(WRITE, tmp_path)
     port = free_port()
-    out = run_eco(f"""
-        import json, os, signal, time, urllib.request
-        {MAGIC_SHELL}
-        shell.run_line_magic("tensorboard", "--logdir logs --port {port} --host 127.0.0.1")
-        info, = [i for i in manager.get_all() if i.port == {port}]
-        with urllib.request.urlopen("http://127.0.0.1:{port}/data/runs", timeout=30) as resp:
-            runs = json.loads(resp.read())
-        deadline = time.monotonic() + 60
-        while "run" not in runs and time.monotonic() < deadline:
-            time.sleep(0.5)
+    try:
+        out = run_eco(f"""
+            import json, os, signal, time, urllib.request
+            {MAGIC_SHELL}
+            shell.run_line_magic("tensorboard", "--logdir logs --port {port} --host 127.0.0.1")
+            info, = [i for i in manager.get_all() if i.port == {port}]
             with urllib.request.urlopen("http://127.0.0.1:{port}/data/runs", timeout=30) as resp:
                 runs = json.loads(resp.read())
-        os.kill(info.pid, signal.SIGTERM)
-        print(json.dumps({{"pid": info.pid, "runs": runs}}))
-    """, tmp_path, TMPDIR=own_info_dir(tmp_path))
+            deadline = time.monotonic() + 60
+            while "run" not in runs and time.monotonic() < deadline:
+                time.sleep(0.5)
+                with urllib.request.urlopen("http://127.0.0.1:{port}/data/runs", timeout=30) as resp:
+                    runs = json.loads(resp.read())
+            os.kill(info.pid, signal.SIGTERM)
+            print(json.dumps({{"pid": info.pid, "runs": runs}}))
+        """, tmp_path, TMPDIR=own_info_dir(tmp_path))
+    finally:
+        stop_own_servers(tmp_path)
     assert out["runs"] == ["run"]
     assert_server_gone(tmp_path)
 
@@ -152,15 +166,18 @@ def test_ipython_magic_without_host_finds_and_reuses_its_server(tmp_path):
     cache key stays that of the user's arguments, so the magic finds it at once and reuses it."""
     run_eco(WRITE, tmp_path)
     port = free_port()
-    out = run_eco(f"""
-        import json, os, signal, time
-        {MAGIC_SHELL}
-        shell.run_line_magic("tensorboard", "--logdir logs --port {port}")
-        again = manager.start(["--logdir", "logs", "--port", "{port}"])
-        infos = [i for i in manager.get_all() if i.port == {port}]
-        for info in infos:
-            os.kill(info.pid, signal.SIGTERM)
-        print(json.dumps({{"found": len(infos), "again": type(again).__name__}}))
-    """, tmp_path, TMPDIR=own_info_dir(tmp_path))
+    try:
+        out = run_eco(f"""
+            import json, os, signal, time
+            {MAGIC_SHELL}
+            shell.run_line_magic("tensorboard", "--logdir logs --port {port}")
+            again = manager.start(["--logdir", "logs", "--port", "{port}"])
+            infos = [i for i in manager.get_all() if i.port == {port}]
+            for info in infos:
+                os.kill(info.pid, signal.SIGTERM)
+            print(json.dumps({{"found": len(infos), "again": type(again).__name__}}))
+        """, tmp_path, TMPDIR=own_info_dir(tmp_path))
+    finally:
+        stop_own_servers(tmp_path)
     assert out["found"] == 1 and out["again"] == "StartReused"
     assert_server_gone(tmp_path)

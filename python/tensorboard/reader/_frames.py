@@ -32,6 +32,24 @@ def _plugin_tags(run: RunData, plugin: str) -> set:
     return set(run.plugin_content.get(plugin, ()))
 
 
+def _store(run: RunData, kind: str):
+    """The store holding `kind`'s rows (text and tensors share the tensor store)."""
+    return run.scalars if kind == SCALARS else run.histograms if kind == HISTOGRAMS else \
+        run.images if kind == IMAGES else run.audio if kind == AUDIO else run.tensors
+
+
+def _belongs(run: RunData, kind: str, names) -> list[bool]:
+    """For the tensor store's tag `names`: which are `kind`'s (text: the text plugin's; tensors: the
+    rest but hparams'); every name for the other kinds."""
+    if kind not in (TENSORS, TEXT):
+        return [True] * len(names)
+    text_tags = _plugin_tags(run, "text")
+    if kind == TEXT:
+        return [name in text_tags for name in names]
+    hidden = text_tags | _plugin_tags(run, "hparams")
+    return [name not in hidden for name in names]
+
+
 def run_tags(run: RunData, kind: str) -> list[str]:
     """A run's tags of `kind` as stored, in the order first seen (hparams: each file's names, sorted:
     a protobuf map keeps no order, and tbparse's follows its protobuf runtime's)."""
@@ -40,32 +58,20 @@ def run_tags(run: RunData, kind: str) -> list[str]:
 
         return [name for _, content in sorted(run.session_starts.items())
                 for name in sorted(hparams_pb2.HParamsPluginData.FromString(content).session_start_info.hparams)]
-    store = run.scalars if kind == SCALARS else run.histograms if kind == HISTOGRAMS else \
-        run.images if kind == IMAGES else run.audio if kind == AUDIO else run.tensors
-    if kind not in (TENSORS, TEXT):
-        return list(store.tag_names)
-    text_tags = _plugin_tags(run, "text")
-    hidden = text_tags | _plugin_tags(run, "hparams")
-    return [n for n in store.tag_names if (n in text_tags if kind == TEXT else n not in hidden)]
+    names = list(_store(run, kind).tag_names)
+    return [name for name, wanted in zip(names, _belongs(run, kind, names)) if wanted]
 
 
 def _block(run: RunData, kind: str, optional: tuple) -> dict | None:
     """Columns of one run for `kind`, in the run's event order (tag ids, steps, wall times, files, values)."""
-    store = run.scalars if kind == SCALARS else run.histograms if kind == HISTOGRAMS else \
-        run.images if kind == IMAGES else run.audio if kind == AUDIO else run.tensors
+    store = _store(run, kind)
     if not len(store):
         return None
     tag_ids = np.frombuffer(store.tags, np.int32) if len(store.tags) else np.zeros(0, np.int32)
     names = list(store.tag_names)
     keep = None
     if kind in (TENSORS, TEXT):
-        text_tags = _plugin_tags(run, "text")
-        if kind == TEXT:
-            wanted = [name in text_tags for name in names]
-        else:
-            hidden = text_tags | _plugin_tags(run, "hparams")
-            wanted = [name not in hidden for name in names]
-        keep = np.asarray(wanted, bool)[tag_ids]
+        keep = np.asarray(_belongs(run, kind, names), bool)[tag_ids]
         if not keep.any():
             return None
         if kind == TEXT:

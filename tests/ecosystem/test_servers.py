@@ -7,8 +7,10 @@ import json
 import os
 import signal
 import subprocess
+import textwrap
 import time
 import urllib.request
+from pathlib import Path
 
 from eco_helpers import eco_env, eco_python, run_eco
 
@@ -61,9 +63,10 @@ def processes_mentioning(text: str) -> list[int]:
     return found
 
 
-# An IPython shell with our extension loaded (one line: it is formatted into indented scripts).
-MAGIC_SHELL = ("from IPython.core.interactiveshell import InteractiveShell; from tensorboard import manager; "
-               "shell = InteractiveShell.instance(); shell.run_line_magic('load_ext', 'tensorboard')")
+# An IPython shell with our extension loaded, and the imports the magic scripts use.
+MAGIC_SHELL = ("import json, os, signal, time, urllib.request\n"
+               "from IPython.core.interactiveshell import InteractiveShell; from tensorboard import manager\n"
+               "shell = InteractiveShell.instance(); shell.run_line_magic('load_ext', 'tensorboard')\n")
 
 
 def own_info_dir(tmp_path) -> str:
@@ -77,8 +80,7 @@ def own_info_dir(tmp_path) -> str:
 def stop_own_servers(tmp_path) -> None:
     """SIGTERM to every server listed in the test's own info dir: run in `finally`, so a failing
     test leaves no server behind."""
-    info_dir = tmp_path / "tmp" / ".tensorboard-info"
-    for path in info_dir.glob("pid-*.info") if info_dir.is_dir() else ():
+    for path in (Path(own_info_dir(tmp_path)) / ".tensorboard-info").glob("pid-*.info"):
         try:
             os.kill(json.loads(path.read_text())["pid"], signal.SIGTERM)
         except (OSError, ValueError, KeyError):
@@ -93,29 +95,35 @@ def assert_server_gone(tmp_path) -> None:
     assert not processes_mentioning(str(tmp_path)), "the %tensorboard server is still running"
 
 
-def test_ipython_tensorboard_magic_starts_our_launcher(tmp_path):
+def run_magic(tmp_path, script: str) -> dict:
+    """Writes a run into `<tmp_path>/logs`, runs `script` after MAGIC_SHELL in the ecosystem venv with
+    the test's own info dir, and returns its JSON once every server it started has exited; the
+    servers are stopped even when the script fails."""
     run_eco(WRITE, tmp_path)
-    port = free_port()
     try:
-        out = run_eco(f"""
-            import json, os, signal, time, urllib.request
-            {MAGIC_SHELL}
-            shell.run_line_magic("tensorboard", "--logdir logs --port {port} --host 127.0.0.1")
-            info, = [i for i in manager.get_all() if i.port == {port}]
-            with urllib.request.urlopen("http://127.0.0.1:{port}/data/runs", timeout=30) as resp:
-                runs = json.loads(resp.read())
-            deadline = time.monotonic() + 60
-            while "run" not in runs and time.monotonic() < deadline:
-                time.sleep(0.5)
-                with urllib.request.urlopen("http://127.0.0.1:{port}/data/runs", timeout=30) as resp:
-                    runs = json.loads(resp.read())
-            os.kill(info.pid, signal.SIGTERM)
-            print(json.dumps({{"pid": info.pid, "runs": runs}}))
-        """, tmp_path, TMPDIR=own_info_dir(tmp_path))
+        out = run_eco(MAGIC_SHELL + textwrap.dedent(script), tmp_path, TMPDIR=own_info_dir(tmp_path))
     finally:
         stop_own_servers(tmp_path)
-    assert out["runs"] == ["run"]
     assert_server_gone(tmp_path)
+    return out
+
+
+def test_ipython_tensorboard_magic_starts_our_launcher(tmp_path):
+    port = free_port()
+    out = run_magic(tmp_path, f"""
+        shell.run_line_magic("tensorboard", "--logdir logs --port {port} --host 127.0.0.1")
+        info, = [i for i in manager.get_all() if i.port == {port}]
+        with urllib.request.urlopen("http://127.0.0.1:{port}/data/runs", timeout=30) as resp:
+            runs = json.loads(resp.read())
+        deadline = time.monotonic() + 60
+        while "run" not in runs and time.monotonic() < deadline:
+            time.sleep(0.5)
+            with urllib.request.urlopen("http://127.0.0.1:{port}/data/runs", timeout=30) as resp:
+                runs = json.loads(resp.read())
+        os.kill(info.pid, signal.SIGTERM)
+        print(json.dumps({{"pid": info.pid, "runs": runs}}))
+    """)
+    assert out["runs"] == ["run"]
 
 
 def test_python_m_tensorboard_main_serves_with_every_plugin(tmp_path):
@@ -164,20 +172,13 @@ def test_program_tensorboard_in_process(tmp_path):
 def test_ipython_magic_without_host_finds_and_reuses_its_server(tmp_path):
     """`%tensorboard --logdir logs` (no --host): the launcher adds --host=127.0.0.1, but the server's
     cache key stays that of the user's arguments, so the magic finds it at once and reuses it."""
-    run_eco(WRITE, tmp_path)
     port = free_port()
-    try:
-        out = run_eco(f"""
-            import json, os, signal, time
-            {MAGIC_SHELL}
-            shell.run_line_magic("tensorboard", "--logdir logs --port {port}")
-            again = manager.start(["--logdir", "logs", "--port", "{port}"])
-            infos = [i for i in manager.get_all() if i.port == {port}]
-            for info in infos:
-                os.kill(info.pid, signal.SIGTERM)
-            print(json.dumps({{"found": len(infos), "again": type(again).__name__}}))
-        """, tmp_path, TMPDIR=own_info_dir(tmp_path))
-    finally:
-        stop_own_servers(tmp_path)
+    out = run_magic(tmp_path, f"""
+        shell.run_line_magic("tensorboard", "--logdir logs --port {port}")
+        again = manager.start(["--logdir", "logs", "--port", "{port}"])
+        infos = [i for i in manager.get_all() if i.port == {port}]
+        for info in infos:
+            os.kill(info.pid, signal.SIGTERM)
+        print(json.dumps({{"found": len(infos), "again": type(again).__name__}}))
+    """)
     assert out["found"] == 1 and out["again"] == "StartReused"
-    assert_server_gone(tmp_path)

@@ -163,6 +163,17 @@ def test_sums_beyond_float64_are_logged_as_inf_with_a_warning(values, what):
     assert np.isinf(histo.sum_squares) and sum(histo.bucket) == 2
 
 
+@pytest.mark.parametrize("values,expected", [([1.7e308, 1.7e308, -1.7e308, -1.7e308] * 1000, 0.0),
+                                             ([1.7e308, 1.7e308, -1.7e308], 1.7e308),
+                                             ([-1.7e308, -1.7e308, 1.0, 1.7e308], -1.7e308 + 1.0)])
+def test_a_sum_within_float64_is_logged_even_when_running_sums_overflow(values, expected):
+    """Running sums of huge values may overflow (inf, or NaN from inf - inf) where the sum itself fits:
+    the sum is then taken again at a smaller scale, and only the sum of squares is logged as inf."""
+    with pytest.warns(UserWarning, match="^values: the sum of squares of the values is beyond") as caught:
+        histo = histogram_proto(np.array(values))
+    assert histo.sum == expected and len(caught) == 1
+
+
 def test_finite_sums_warn_nothing():
     with warnings.catch_warnings():
         warnings.simplefilter("error")

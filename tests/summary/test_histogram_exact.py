@@ -6,6 +6,7 @@ thresholds that pick a path are lowered here so small hypothesis examples reach 
 """
 import contextlib
 import importlib
+import math
 import threading
 
 import ml_dtypes
@@ -35,14 +36,16 @@ def reference(values64):
 @contextlib.contextmanager
 def path(name):
     """Forces one counting path: "search", "tables" (in chunks of 7 values), "hot" (any bucket with
-    1/8 of the sample counted by comparisons, the rest by tables, chunks of 5), or "patterns"."""
-    names = ("_SMALL", "_CHUNK", "_PATTERN_FACTOR", "_HOT_MIN", "_HOT_SHARE")
+    1/8 of the sample counted by comparisons, the rest by tables, chunks of 5), "lanes" (tables with
+    4 lanes of counters, chunks of 6), or "patterns"."""
+    names = ("_SMALL", "_CHUNK", "_PATTERN_FACTOR", "_HOT_MIN", "_HOT_SHARE", "_LANE_SHARE")
     saved = {key: getattr(counting, key) for key in names}
     counting._SMALL = 1 << 40 if name == "search" else 0
-    counting._CHUNK = {"tables": 7, "hot": 5}.get(name, saved["_CHUNK"])
+    counting._CHUNK = {"tables": 7, "hot": 5, "lanes": 6}.get(name, saved["_CHUNK"])
     counting._PATTERN_FACTOR = 0 if name == "patterns" else 1 << 40
-    counting._HOT_MIN = 0 if name == "hot" else 1 << 40
-    counting._HOT_SHARE = 0.0
+    counting._HOT_MIN = 0 if name in ("hot", "lanes") else 1 << 40
+    counting._HOT_SHARE = 2.0 if name == "lanes" else 0.0
+    counting._LANE_SHARE = 0.0
     try:
         yield
     finally:
@@ -50,7 +53,7 @@ def path(name):
             setattr(counting, key, value)
 
 
-def check(values, widened, paths=("search", "tables", "hot")):
+def check(values, widened, paths=("search", "tables", "hot", "lanes")):
     """histogram_proto(values) on each path == the reference over `widened` (float64 of the same values)."""
     widened = np.asarray(widened, dtype=np.float64).reshape(-1)
     expected = reference(widened)
@@ -110,7 +113,7 @@ def test_16bit_floats_match_reference(patterns, fmt):
     bits, widened = bits[finite], widened[finite]
     if bits.size:
         values = bits.view(ml_dtypes.bfloat16) if fmt == "bfloat16" else bits.view(np.float16)
-        check(values, widened, paths=("search", "tables", "hot", "patterns"))
+        check(values, widened, paths=("search", "tables", "hot", "lanes", "patterns"))
 
 
 @pytest.mark.parametrize("fmt", ["float16", "bfloat16"])
@@ -121,7 +124,7 @@ def test_every_16bit_float_value(fmt):
     keep = np.isfinite(widened)
     bits16 = bits.astype(np.uint16)[keep]
     values = bits16.view(ml_dtypes.bfloat16) if fmt == "bfloat16" else bits16.view(np.float16)
-    check(values, widened[keep], paths=("search", "tables", "hot", "patterns"))
+    check(values, widened[keep], paths=("search", "tables", "hot", "lanes", "patterns"))
 
 
 def test_torch_16bit_tensors_are_counted_by_pattern_unwidened():
@@ -131,7 +134,7 @@ def test_torch_16bit_tensors_are_counted_by_pattern_unwidened():
         widened = tensor.float().numpy()
         widened = widened[np.isfinite(widened)]
         tensor = tensor[torch.isfinite(tensor)]
-        check(tensor, widened, paths=("search", "tables", "hot", "patterns"))
+        check(tensor, widened, paths=("search", "tables", "hot", "lanes", "patterns"))
         histo = histogram_proto(tensor)  # default thresholds: the pattern path
         assert histo.sum == pytest.approx(widened.astype(np.float64).sum(), rel=1e-9)
         assert histo.sum_squares == pytest.approx(np.square(widened.astype(np.float64)).sum(), rel=1e-9)
@@ -164,7 +167,7 @@ def test_integers_on_every_path(dtype):
     else:
         values = rng.integers(max(info.min, -2 ** 40), min(info.max, 2 ** 40), 5000, endpoint=True).astype(dtype)
         values[:4] = [info.min, info.max, 0, 1] if info.min < 0 else [0, info.max, 1, 2]
-    check(values, values.astype(np.float64), paths=("search", "tables", "hot", "patterns"))
+    check(values, values.astype(np.float64), paths=("search", "tables", "hot", "lanes", "patterns"))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -249,5 +252,5 @@ def test_upstream_reads_back_exact_histograms(tmp_path):
         assert step == 3
         assert (histo["bucket_limit"], histo["bucket"]) == reference(widened), tag
         assert (histo["min"], histo["max"], histo["num"]) == (widened.min(), widened.max(), widened.size), tag
-        assert histo["sum"] == pytest.approx(widened.sum(), rel=1e-9, abs=1e-9), tag
+        assert histo["sum"] == pytest.approx(math.fsum(widened), rel=1e-9, abs=1e-9), tag  # exactly rounded
         assert histo["sum_squares"] == pytest.approx(np.square(widened).sum(), rel=1e-9), tag

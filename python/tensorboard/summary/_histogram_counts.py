@@ -5,44 +5,55 @@ bucket i counts values in (limit[i-1], limit[i]], so a value's bucket is
 `searchsorted(limits, value, side="left")`. The results here equal that exactly, without
 a binary search per value:
 
-* 32/64-bit floats (and wider ints, as float64): a value's float32 bit pattern, shifted right by
-  16, names a "cell" (sign, exponent, 7 mantissa bits: under 0.8% wide, while a bucket is 9.5%
-  wide), so a cell meets at most two buckets. A 65,536-entry table gives each cell its lower
-  bucket and the limit between its two buckets (+inf if it has one); bucket = base + (value >
-  limit): two table look-ups, one comparison, then a `bincount`. float64 values find their cell
-  through float32 rounding; their cells' ranges are widened by one float32 step so the float64
-  comparison stays exact.
+* 32/64-bit floats (and wider ints, as float64): the top 16 bits of a value's bit pattern name a
+  "cell" (sign, exponent and 7 (float32) or 4 (float64) mantissa bits: at most 6.25% wide, while a
+  bucket is 9.5% wide), so a cell meets at most two buckets, split at one limit. The split is a
+  position among the cell's patterns, so one table look-up and one integer add give the bucket:
+  key = pattern + table[cell] (wrapping), bucket = key >> (16 or 48), the carry out of the low
+  bits being "past the split". Negative values' patterns grow as the values fall, so their cells
+  count into a mirrored index (`_MIRROR` - bucket).
 * 8/16-bit inputs (bool, int8/16, uint8/16, float16, bfloat16 bit patterns): one `bincount` of
   the bit patterns; buckets, min, max, sum and sum of squares then come from the <= 65,536
   distinct values and their counts.
 * When a few buckets hold >= 90% of a 256-value sample (0/1 masks, mostly-zero gradients...),
-  their values are counted by two comparisons each; only the others go through the tables.
+  their values are counted by two comparisons each; only the others go through the tables. When
+  one bucket holds >= 1/8 (ReLU outputs), neighbouring values count into 4 lanes of counters.
 * When min and max share a bucket there is nothing to count; when they are equal (constant
   data), not even a sum to take.
 
-Work is done in chunks of `_CHUNK` values with per-thread buffers (~1 MB) kept between calls:
-every temporary stays small and in cache, and no call pays fresh pages. Sums are float64, taken
-without BLAS (its threads stall on a busy machine). The tables (~0.5 MB each for float32 and
-float64 input, 0.25-0.75 MB per 16-bit format) are built on first use and shared by all threads.
+Work is done in chunks of `_CHUNK` values with per-thread buffers (~2 MB) kept between calls:
+every temporary stays small and in cache, and no call pays fresh pages. Counts are added with
+`np.add.at` (a third faster than `bincount` since NumPy 1.25); sums are in `_histogram_sums`. The
+tables (0.25 MB for float32, 0.5 MB for float64, 0.25-0.75 MB per 16-bit format) are built on first
+use and shared by all threads.
 """
 from __future__ import annotations
 
 import sys
 import threading
+from typing import NamedTuple
 
 import numpy as np
 
+from tensorboard.summary._histogram_sums import finite_sum, float64_sums
+
 __all__ = ["default_bucket_limits", "float_counts", "pattern_counts", "pattern_values", "use_patterns", "pattern_buckets"]
 
-_CELL_SHIFT = 16  # float32 bits dropped per cell
-_NUM_CELLS = 1 << (32 - _CELL_SHIFT)
+_CELL_BITS = 16  # a cell: the top 16 bits of a value's pattern
+_NUM_CELLS = 1 << _CELL_BITS
+_MIRROR = 1 << 12  # negative float32 cells count into index _MIRROR - bucket (> 2x the 1,551 buckets)
+_LANE_STRIDE = 1 << 13  # keys per lane of counters (> _MIRROR); 4 lanes << 16 still fit a uint32 key
+_LANES = 4
+_LANE_SHARE = 0.125  # count in lanes when one bucket holds this share of the sample (tests change it)
 _SMALL = 768  # below this many values, a binary search per value is faster than the tables
-_CHUNK = 1 << 15  # values per chunk (tests change it)
+_CHUNK = 1 << 16  # values per chunk (tests change it)
 _HOT_MIN = 1 << 14  # from this many values, buckets holding much of a sample are counted by comparisons
 _HOT_SAMPLE = 256  # values sampled to find such buckets
 _HOT_SHARE = 0.9  # ... when they hold this share of the sample (tests change it)
 _PATTERN_CHUNK = 1 << 18  # 8/16-bit patterns per bincount (bounds its intp temporary)
 _PATTERN_FACTOR = 1  # count by bit pattern from this many values per possible pattern (tests change it)
+_NUMPY = tuple(int(part) for part in np.__version__.split(".")[:2])
+_FAST_ADD_AT = _NUMPY >= (1, 25)  # np.add.at got its fast path in 1.25 (before: ~50x slower than bincount)
 _lock = threading.Lock()
 _local = threading.local()
 _tables: dict = {}
@@ -76,55 +87,53 @@ def _cached(key: str, build):
     return table
 
 
-def _cell_tables(wide: bool):
-    """(base bucket, limit between the cell's two buckets, +inf if none) per float32 cell.
+_FORMATS = {"f": (np.float32, np.uint32), "d": (np.float64, np.uint64)}  # value dtype -> its bit patterns
 
-    `wide`: for float64 values, whose float32 rounding may land one float32 step outside the
-    range of the values that round into the cell.
+
+def _key_table(char: str) -> np.ndarray:
+    """Per cell of float32 ("f") or float64 ("d") patterns, what to add (wrapping) to a pattern of the cell so
+    that `>> low bits` gives the value's bucket (negative cells: the mirrored index `_MIRROR - bucket`).
+
+    A cell meets at most two buckets, split at a limit e. A float32 x is > e iff > s, the largest float32
+    <= e; a float64 is compared with e itself. Past the split means (positive cells) low bits of the
+    pattern above s's, or (negative cells, whose patterns grow as values fall) below them.
     """
+    ftype, utype = _FORMATS[char]
+    low_bits = 8 * np.dtype(ftype).itemsize - _CELL_BITS
     limits = default_bucket_limits()
     big = sys.float_info.max
-    patterns = np.arange(_NUM_CELLS, dtype=np.uint32) << np.uint32(_CELL_SHIFT)
+    cells = np.arange(_NUM_CELLS, dtype=np.uint64)
     ends = []
-    for offset in (0, (1 << _CELL_SHIFT) - 1):  # a cell's first and last float32
+    for offset in (0, (1 << low_bits) - 1):  # a cell's first and last value
+        patterns = ((cells << np.uint64(low_bits)) + np.uint64(offset)).astype(utype)
         with np.errstate(invalid="ignore"):
-            value = (patterns + np.uint32(offset)).view(np.float32)
-        ends.append(np.where(np.isnan(value), np.copysign(np.float32(np.inf), value), value))
-    low, high = np.minimum(*ends), np.maximum(*ends)
-    if wide:  # (±inf stays ±inf)
-        with np.errstate(over="ignore"):
-            low = np.nextafter(low, np.float32(-np.inf))
-            high = np.nextafter(high, np.float32(np.inf))
-    low = np.clip(low.astype(np.float64), -big, big)  # ±inf cells: float64 values beyond float32's range
-    high = np.clip(high.astype(np.float64), -big, big)
+            value = patterns.view(ftype).astype(np.float64)
+        ends.append(np.where(np.isnan(value), np.copysign(np.inf, value), value))  # NaN cells: never used
+    low = np.clip(np.minimum(*ends), -big, big)
+    high = np.clip(np.maximum(*ends), -big, big)
     base = np.searchsorted(limits, low, side="left")
     top = np.searchsorted(limits, high, side="left")
     if (top - base).max() > 1:
         raise AssertionError("histogram cells must meet at most two buckets")
-    split = np.where(top > base, limits[np.minimum(base, len(limits) - 1)], np.inf)
-    return np.minimum(base, len(limits) - 1), split
-
-
-def _f32_tables():
-    """(base bucket as int32, split limit as float32) per cell: for float32 x and float64 limit e,
-    x > e iff x > (the largest float32 <= e)."""
-    base, split = _cell_tables(wide=False)
-    with np.errstate(over="ignore"):
-        split32 = split.astype(np.float32)
-    split32 = np.where(split32.astype(np.float64) > split, np.nextafter(split32, np.float32(-np.inf)), split32)
-    base = base.astype(np.int32)
-    base.setflags(write=False)
-    split32.setflags(write=False)
-    return base, split32
-
-
-def _f64_tables():
-    """(base bucket as int32, split limit as float64) per cell, for float64 values rounded to float32."""
-    base, split = _cell_tables(wide=True)
-    base = base.astype(np.int32)
-    base.setflags(write=False)
-    split.setflags(write=False)
-    return base, split
+    base = np.minimum(base, len(limits) - 1)
+    has_split = top > base
+    split = limits[base]
+    if char == "f":
+        with np.errstate(over="ignore"):
+            split32 = split.astype(np.float32)
+        split32 = np.where(split32.astype(np.float64) > split, np.nextafter(split32, np.float32(-np.inf)), split32)
+        split_bits = split32.view(np.uint32).astype(np.uint64)
+    else:
+        split_bits = split.view(np.uint64)
+    unit = np.uint64(1 << low_bits)
+    r = split_bits & (unit - np.uint64(1))
+    negative = cells >= _NUM_CELLS // 2
+    index = np.where(negative, _MIRROR - base - has_split, base).astype(np.uint64)
+    # carry out of the low bits: positive, iff low > r; negative (index - 1 above), iff low >= r
+    offset = np.where(has_split, np.where(negative, unit - r, unit - np.uint64(1) - r), np.uint64(0))
+    table = ((index << np.uint64(low_bits)) + offset - (cells << np.uint64(low_bits))).astype(utype)  # wraps
+    table.setflags(write=False)
+    return table
 
 
 def float_counts(flat: np.ndarray, lo: float, hi: float):
@@ -142,21 +151,22 @@ def float_counts(flat: np.ndarray, lo: float, hi: float):
         else:
             counts = np.bincount(np.searchsorted(limits, flat, side="left"), minlength=len(limits))
         return (counts,) + _sums(flat)
-    f32 = flat.dtype == np.float32
-    tables = _cached("f32", _f32_tables) if f32 else _cached("f64", _f64_tables)
+    char = flat.dtype.char
     size = min(_CHUNK, n)
-    buffers = _scratch(tables[1].dtype.char, size)
-    wide, narrow, inside, handled = buffers[5:]
-    hot = _hot_buckets(flat, f32) if n >= _HOT_MIN else []
+    buffers = _scratch(char, size)
+    hot, lanes = _sample_plan(flat) if n >= _HOT_MIN else ([], 1)
     counts = np.zeros(len(limits), dtype=np.int64)
+    keyed = np.zeros(_LANE_STRIDE * lanes, dtype=np.int64)  # by lane and key
+    steps = _lane_steps(size, char) if lanes > 1 else None
+    table = _cached(char, lambda: _key_table(char))
     total = squares = 0.0
-    with np.errstate(over="ignore", invalid="ignore"):  # float64 -> float32 overflow; sums near DBL_MAX
+    with np.errstate(over="ignore", invalid="ignore"):  # sums near DBL_MAX
         for start in range(0, n, size):
             part = flat[start:start + size]
             m = part.size
             rest = part
             if hot:  # count the values of the few buckets that hold most of the data by comparisons
-                h, t, le = handled[:m], inside[:m], buffers[3][:m]
+                h, t, le = buffers.handled[:m], buffers.inside[:m], buffers.at_most[:m]
                 h[:] = False
                 for bucket, above, at_most in hot:
                     np.greater(part, above, out=t)
@@ -166,65 +176,98 @@ def float_counts(flat: np.ndarray, lo: float, hi: float):
                     np.logical_or(h, t, out=h)
                 rest = part[~h] if not h.all() else part[:0]
             if rest.size:
-                _count_cells(rest, f32, tables, buffers, counts)
-            if f32:
-                np.copyto(wide[:m], part)
-                wide_part = wide[:m]
-            else:
-                wide_part = part
-            total += float(wide_part.sum())
-            np.square(wide_part, out=wide[:m])
-            squares += float(wide[:m].sum())
-    return counts, total, squares
+                _count_keys(rest, table, buffers, keyed, None if steps is None else steps[:rest.size])
+            if char == "f":
+                np.copyto(buffers.wide[:m], part)
+                part = buffers.wide[:m]
+            part_total, part_squares = float64_sums(part, buffers.wide)
+            total += part_total
+            squares += part_squares
+    keyed = keyed.reshape(lanes, _LANE_STRIDE).sum(axis=0) if lanes > 1 else keyed
+    counts += keyed[:len(limits)]
+    counts += keyed[_MIRROR - len(limits) + 1:_MIRROR + 1][::-1]  # bucket b of negative cells: index _MIRROR - b
+    return counts, finite_sum(flat, total), squares
 
 
-def _count_cells(part: np.ndarray, f32: bool, tables, buffers, counts: np.ndarray) -> None:
-    """Adds the default-bucket counts of `part` (at most one chunk) to `counts`, by cell tables."""
-    base_table, split_table = tables
-    m = part.size
-    cell, base, split, above, bucket, _, narrow = (b[:m] for b in buffers[:7])
-    if f32:
-        np.right_shift(part.view(np.uint32), _CELL_SHIFT, out=cell)
+def _lane_steps(size: int, char: str) -> np.ndarray:
+    """(i % _LANES) * _LANE_STRIDE, shifted to a key's index bits, for i < size (at least). Added to the
+    keys of a chunk so that neighbouring values of one bucket count into different lanes: `np.add.at`
+    slows down several times when they hit one counter at random intervals (ReLU outputs: half are 0)."""
+    steps = _tables.get("lanes" + char)
+    if steps is None or len(steps) < size:
+        utype = _FORMATS[char][1]
+        shift = utype(8 * np.dtype(utype).itemsize - _CELL_BITS)
+        steps = (np.arange(size, dtype=utype) % utype(_LANES)) * (utype(_LANE_STRIDE) << shift)
+        steps.setflags(write=False)
+        _tables["lanes" + char] = steps
+    return steps
+
+
+def _add_counts(counts: np.ndarray, index: np.ndarray) -> None:
+    """counts[i] += 1 for each i in `index` (intp)."""
+    if _FAST_ADD_AT:
+        np.add.at(counts, index, 1)
     else:
-        np.copyto(narrow, part, casting="unsafe")  # rounds; beyond float32's range -> the ±inf cells
-        np.right_shift(narrow.view(np.uint32), _CELL_SHIFT, out=cell)
-    base_table.take(cell, out=base, mode="wrap")
-    split_table.take(cell, out=split, mode="wrap")
-    np.greater(part, split, out=above)
-    np.add(base, above, out=bucket)
-    counts += np.bincount(bucket, minlength=len(counts))
+        counts += np.bincount(index, minlength=len(counts))
 
 
-def _hot_buckets(flat: np.ndarray, f32: bool) -> list:
-    """Buckets holding >= 1/8 of an evenly spaced sample, if together >= `_HOT_SHARE` of it: (bucket, above, at_most) each.
+def _count_keys(part: np.ndarray, table: np.ndarray, buffers, keyed: np.ndarray, lane_steps) -> None:
+    """Adds the keyed counts of `part` (at most one chunk) to `keyed`: a shift, a look-up, an add, a shift."""
+    m = part.size
+    cell, key, index = buffers.cell[:m], buffers.key[:m], buffers.index[:m]
+    patterns = part.view(key.dtype)
+    low_bits = key.dtype.type(8 * key.itemsize - _CELL_BITS)
+    np.right_shift(patterns, low_bits, out=cell, casting="unsafe")
+    table.take(cell, out=key, mode="wrap")
+    np.add(patterns, key, out=key)  # wraps by design
+    if lane_steps is not None:
+        np.add(key, lane_steps, out=key)
+    np.right_shift(key, low_bits, out=index, casting="unsafe")
+    _add_counts(keyed, index)
 
-    Their values are counted by two comparisons (value > limit[b-1] and value <= limit[b]), much
-    cheaper than the tables for data with few distinct values (masks, mostly zeros); the
-    comparison thresholds are in the values' own dtype, exact for float32 (see `_f32_tables`).
+
+def _sample_plan(flat: np.ndarray):
+    """(hot buckets, lanes) from an evenly spaced sample of `_HOT_SAMPLE` values.
+
+    Hot buckets: those holding >= 1/8 of the sample, if together >= `_HOT_SHARE` of it, as (bucket,
+    above, at_most) each. Their values are counted by two comparisons (value > limit[b-1] and value
+    <= limit[b]), much cheaper than the tables for data with few distinct values (masks, mostly
+    zeros); the thresholds are in the values' own dtype (float32: the largest float32 <= the limit).
+    Otherwise, `_LANES` lanes of counters when one bucket holds >= `_LANE_SHARE` of the sample, else 1.
     """
     limits = default_bucket_limits()
     sample = flat[::max(1, flat.size // _HOT_SAMPLE)]
     hits = np.bincount(np.searchsorted(limits, sample, side="left"), minlength=len(limits))
+    lanes = _LANES if hits.max() >= _LANE_SHARE * sample.size else 1
     hits[0] = 0  # bucket 0 has no lower limit to compare with
     found = np.flatnonzero(hits * 8 >= sample.size)
     if hits[found].sum() < _HOT_SHARE * sample.size:  # the other values would cost a copy and the tables
-        return []
+        return [], lanes
     hot = []
     for bucket in found:
         edges = limits[bucket - 1:bucket + 1]
-        if f32:
+        if flat.dtype == np.float32:
             with np.errstate(over="ignore"):
                 edges32 = edges.astype(np.float32)
             edges32 = np.where(edges32.astype(np.float64) > edges, np.nextafter(edges32, np.float32(-np.inf)), edges32)
             hot.append((int(bucket), edges32[0], edges32[1]))
         else:
             hot.append((int(bucket), edges[0], edges[1]))
-    return hot
+    return hot, 1
 
 
-def _scratch(split_dtype: str, size: int):
-    """This thread's buffers for chunks of `size` values: (cell, base, split, above, bucket, wide, narrow,
-    inside, handled).
+class _Buffers(NamedTuple):
+    cell: np.ndarray  # intp
+    key: np.ndarray  # the values' pattern type
+    index: np.ndarray  # intp
+    wide: np.ndarray  # float64
+    at_most: np.ndarray  # bool (hot buckets' comparisons)
+    inside: np.ndarray  # bool
+    handled: np.ndarray  # bool
+
+
+def _scratch(char: str, size: int) -> _Buffers:
+    """This thread's buffers for chunks of `size` float32 ("f") or float64 ("d") values.
 
     Kept between calls (up to `_CHUNK` values each): fresh buffers this big come from mmap and
     cost page faults on every call.
@@ -232,27 +275,27 @@ def _scratch(split_dtype: str, size: int):
     scratch = getattr(_local, "scratch", None)
     if scratch is None:
         scratch = _local.scratch = {}
-    buffers = scratch.get(split_dtype)
-    if buffers is None or len(buffers[0]) < size:
-        dtypes = (np.intp, np.int32, split_dtype, np.bool_, np.intp, np.float64, np.float32, np.bool_, np.bool_)
-        buffers = scratch[split_dtype] = tuple(np.empty(size, dtype=dtype) for dtype in dtypes)
+    buffers = scratch.get(char)
+    if buffers is None or len(buffers.cell) < size:
+        dtypes = (np.intp, _FORMATS[char][1], np.intp, np.float64, np.bool_, np.bool_, np.bool_)
+        buffers = scratch[char] = _Buffers(*(np.empty(size, dtype=dtype) for dtype in dtypes))
     return buffers
 
 
 def _sums(flat: np.ndarray):
-    """(sum, sum of squares) in float64, chunk by chunk (no BLAS: its threads stall on a busy machine)."""
+    """(sum, sum of squares) in float64, chunk by chunk."""
     total = squares = 0.0
     size = min(_CHUNK, flat.size)
-    wide = _scratch("f", size)[5] if size > _SMALL else np.empty(size, dtype=np.float64)
+    wide = _scratch("d", size).wide if size > _SMALL else np.empty(size, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         for start in range(0, flat.size, size):
             part = flat[start:start + size]
             w = wide[:part.size]
             np.copyto(w, part, casting="unsafe")
-            total += float(w.sum())
-            np.square(w, out=w)
-            squares += float(w.sum())
-    return total, squares
+            part_total, part_squares = float64_sums(w, w)
+            total += part_total
+            squares += part_squares
+    return finite_sum(flat, total), squares
 
 
 def pattern_values(fmt: str) -> np.ndarray:

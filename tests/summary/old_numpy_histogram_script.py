@@ -1,0 +1,60 @@
+"""Run in the MXNet venv (NumPy 1.23: no `np.vecdot`, a slow `np.add.at`): the default-bucket counts on
+every float path equal a binary search, and the sums are exact to rounding. Prints a JSON summary."""
+import importlib
+import json
+import math
+
+import numpy as np
+
+histogram = importlib.import_module("tensorboard.summary.histogram")
+counting = importlib.import_module("tensorboard.summary._histogram_counts")
+LIMITS = histogram.default_bucket_limits()
+
+
+def values():
+    """Named float32/float64 inputs: every limit and its float32/float64 neighbours, spread and skewed data."""
+    rng = np.random.default_rng(3)
+    edges = LIMITS[1:-1]
+    e32 = edges.astype(np.float32)
+    near = [edges, np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf), e32.astype(np.float64),
+            np.nextafter(e32, np.float32(np.inf)).astype(np.float64), np.nextafter(e32, np.float32(-np.inf)).astype(np.float64)]
+    near = np.concatenate(near)
+    near32 = near[np.abs(near) < 3e38].astype(np.float32)
+    spread = rng.standard_normal(50_000) * 10.0 ** rng.uniform(-14, 22, 50_000)
+    relu = np.maximum(rng.standard_normal(50_000), 0)
+    return {"near_f64": near, "near_f32": near32, "spread_f64": spread, "spread_f32": spread.astype(np.float32),
+            "relu_f32": relu.astype(np.float32), "relu_f64": relu}
+
+
+PATHS = {  # name -> module settings forcing it
+    "tables": dict(_CHUNK=4096, _HOT_MIN=1 << 40),
+    "lanes": dict(_CHUNK=4093, _HOT_MIN=0, _HOT_SHARE=2.0, _LANE_SHARE=0.0),
+    "hot": dict(_CHUNK=4095, _HOT_MIN=0, _HOT_SHARE=0.0),
+}
+
+
+def main():
+    checked = {}
+    for name, data in values().items():
+        wide = data.astype(np.float64)
+        expected = np.bincount(np.searchsorted(LIMITS, wide, side="left"), minlength=len(LIMITS))
+        for path, settings in PATHS.items():
+            saved = {key: getattr(counting, key) for key in settings}
+            for key, value in settings.items():
+                setattr(counting, key, value)
+            try:
+                counts, total, squares = counting.float_counts(data, float(data.min()), float(data.max()))
+            finally:
+                for key, value in saved.items():
+                    setattr(counting, key, value)
+            assert counts.tolist() == expected.tolist(), (name, path)
+            # float64 sums in any order: within rounding of the magnitudes summed
+            assert abs(total - math.fsum(wide)) <= 1e-12 * math.fsum(np.abs(wide)), (name, path, total)
+            assert abs(squares - math.fsum(wide * wide)) <= 1e-12 * math.fsum(wide * wide), (name, path, squares)
+            checked[f"{name}/{path}"] = int(counts.sum())
+    print(json.dumps({"numpy": np.__version__, "vecdot": hasattr(np, "vecdot"),
+                      "fast_add_at": counting._FAST_ADD_AT, "checked": checked}))
+
+
+if __name__ == "__main__":
+    main()

@@ -98,11 +98,20 @@ def _key_table(char: str) -> np.ndarray:
     <= e; a float64 is compared with e itself. Past the split means (positive cells) low bits of the
     pattern above s's, or (negative cells, whose patterns grow as values fall) below them.
     """
+    utype = _FORMATS[char][1]
+    table = np.empty(_NUM_CELLS, dtype=utype)
+    for start in range(0, _NUM_CELLS, 4096):  # in blocks: the temporaries stay ~0.5 MB
+        table[start:start + 4096] = _key_block(char, np.arange(start, start + 4096, dtype=np.uint64))
+    table.setflags(write=False)
+    return table
+
+
+def _key_block(char: str, cells: np.ndarray) -> np.ndarray:
+    """`_key_table`'s entries for `cells` (uint64)."""
     ftype, utype = _FORMATS[char]
     low_bits = 8 * np.dtype(ftype).itemsize - _CELL_BITS
     limits = default_bucket_limits()
     big = sys.float_info.max
-    cells = np.arange(_NUM_CELLS, dtype=np.uint64)
     ends = []
     for offset in (0, (1 << low_bits) - 1):  # a cell's first and last value
         patterns = ((cells << np.uint64(low_bits)) + np.uint64(offset)).astype(utype)
@@ -131,9 +140,7 @@ def _key_table(char: str) -> np.ndarray:
     index = np.where(negative, _MIRROR - base - has_split, base).astype(np.uint64)
     # carry out of the low bits: positive, iff low > r; negative (index - 1 above), iff low >= r
     offset = np.where(has_split, np.where(negative, unit - r, unit - np.uint64(1) - r), np.uint64(0))
-    table = ((index << np.uint64(low_bits)) + offset - (cells << np.uint64(low_bits))).astype(utype)  # wraps
-    table.setflags(write=False)
-    return table
+    return ((index << np.uint64(low_bits)) + offset - (cells << np.uint64(low_bits))).astype(utype)  # wraps
 
 
 def float_counts(flat: np.ndarray, lo: float, hi: float):

@@ -293,7 +293,7 @@ def _sums(flat: np.ndarray):
     """(sum, sum of squares) in float64, chunk by chunk."""
     total = squares = 0.0
     size = min(_CHUNK, flat.size)
-    wide = _scratch("d", size).wide if size > _SMALL else np.empty(size, dtype=np.float64)
+    wide = _scratch(flat.dtype.char, size).wide if size > _SMALL else np.empty(size, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         for start in range(0, flat.size, size):
             part = flat[start:start + size]

@@ -93,7 +93,7 @@ class DeferredWrites:
         if time.monotonic() >= deadline:
             return False
         # look again soon: the encoder does not wake this thread, so the tail of a run would otherwise
-        # wait in memory until flush_secs; a recheck a second costs nothing next to the batches' wake-ups
+        # wait in memory until flush_secs; two rechecks a second cost nothing next to the batches' wake-ups
         self._head_deadline = min(deadline, time.monotonic() + HELD_RECHECK_SECS)
         return True
 

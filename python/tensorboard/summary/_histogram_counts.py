@@ -128,10 +128,7 @@ def _key_block(char: str, cells: np.ndarray) -> np.ndarray:
     has_split = top > base
     split = limits[base]
     if char == "f":
-        with np.errstate(over="ignore"):
-            split32 = split.astype(np.float32)
-        split32 = np.where(split32.astype(np.float64) > split, np.nextafter(split32, np.float32(-np.inf)), split32)
-        split_bits = split32.view(np.uint32).astype(np.uint64)
+        split_bits = _float32_at_most(split).view(np.uint32).astype(np.uint64)
     else:
         split_bits = split.view(np.uint64)
     unit = np.uint64(1 << low_bits)
@@ -141,6 +138,13 @@ def _key_block(char: str, cells: np.ndarray) -> np.ndarray:
     # carry out of the low bits: positive, iff low > r; negative (index - 1 above), iff low >= r
     offset = np.where(has_split, np.where(negative, unit - r, unit - np.uint64(1) - r), np.uint64(0))
     return ((index << np.uint64(low_bits)) + offset - (cells << np.uint64(low_bits))).astype(utype)  # wraps
+
+
+def _float32_at_most(limits: np.ndarray) -> np.ndarray:
+    """The largest float32 <= each float64 limit: for float32 x, x > limit iff x > that float32."""
+    with np.errstate(over="ignore"):
+        rounded = limits.astype(np.float32)
+    return np.where(rounded.astype(np.float64) > limits, np.nextafter(rounded, np.float32(-np.inf)), rounded)
 
 
 def float_counts(flat: np.ndarray, lo: float, hi: float):
@@ -254,9 +258,7 @@ def _sample_plan(flat: np.ndarray):
     for bucket in found:
         edges = limits[bucket - 1:bucket + 1]
         if flat.dtype == np.float32:
-            with np.errstate(over="ignore"):
-                edges32 = edges.astype(np.float32)
-            edges32 = np.where(edges32.astype(np.float64) > edges, np.nextafter(edges32, np.float32(-np.inf)), edges32)
+            edges32 = _float32_at_most(edges)
             hot.append((int(bucket), edges32[0], edges32[1]))
         else:
             hot.append((int(bucket), edges[0], edges[1]))

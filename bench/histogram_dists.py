@@ -46,6 +46,7 @@ DISTS = {  # name -> what
     "float16": "standard normal, float16",
     "bfloat16": "standard normal, torch.bfloat16 tensor",
     "float64": "standard normal, float64",
+    "sparse": "95% zeros, the rest standard normal (pruned weights, sparse gradients), float32",
 }
 GOAL = 3.0  # minimum speed-up over tensorboardX, every row
 
@@ -87,6 +88,8 @@ def make_values(dist: str, size: int):
         return torch.from_numpy(rng.standard_normal(size, dtype=np.float32)).to(torch.bfloat16)
     if dist == "float64":
         return rng.standard_normal(size)
+    if dist == "sparse":
+        return np.where(rng.random(size) < 0.95, np.float32(0), rng.standard_normal(size, dtype=np.float32))
     raise ValueError(f"unknown distribution {dist!r}")
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 histogram = importlib.import_module("tensorboard.summary.histogram")
 counting = importlib.import_module("tensorboard.summary._histogram_counts")
+planning = importlib.import_module("tensorboard.summary._histogram_plan")
 LIMITS = histogram.default_bucket_limits()
 
 
@@ -22,15 +23,21 @@ def values():
     near32 = near[np.abs(near) < 3e38].astype(np.float32)
     spread = rng.standard_normal(50_000) * 10.0 ** rng.uniform(-14, 22, 50_000)
     relu = np.maximum(rng.standard_normal(50_000), 0)
+    mask = rng.integers(0, 2, 50_000) * 0.75
     return {"near_f64": near, "near_f32": near32, "spread_f64": spread, "spread_f32": spread.astype(np.float32),
-            "relu_f32": relu.astype(np.float32), "relu_f64": relu}
+            "relu_f32": relu.astype(np.float32), "relu_f64": relu, "mask_f32": mask.astype(np.float32)}
 
 
-PATHS = {  # name -> module settings forcing it
-    "tables": dict(_CHUNK=4096, _HOT_MIN=1 << 40),
-    "lanes": dict(_CHUNK=4093, _HOT_MIN=0, _HOT_SHARE=2.0, _LANE_SHARE=0.0),
-    "hot": dict(_CHUNK=4095, _HOT_MIN=0, _HOT_SHARE=0.0),
+PATHS = {  # name -> settings forcing it, of the counting module and (plan.X) of the plan module
+    "tables": {"_CHUNK": 4096, "_HOT_MIN": 1 << 40},
+    "lanes": {"_CHUNK": 4093, "_HOT_MIN": 0, "plan.VALUE_SHARE": 2.0, "plan.HOT_SHARE": 2.0, "plan.LANE_SHARE": 0.0},
+    "hot": {"_CHUNK": 4095, "_HOT_MIN": 0, "plan.VALUE_SHARE": 2.0, "plan.HOT_SHARE": 0.0},
+    "values": {"_CHUNK": 4091, "_HOT_MIN": 0, "plan.SAMPLE": 16, "plan._EACH": 0.0, "plan.VALUE_SHARE": 0.0},
 }
+
+
+def _module_and_name(key):
+    return (planning, key[5:]) if key.startswith("plan.") else (counting, key)
 
 
 def main():
@@ -39,14 +46,14 @@ def main():
         wide = data.astype(np.float64)
         expected = np.bincount(np.searchsorted(LIMITS, wide, side="left"), minlength=len(LIMITS))
         for path, settings in PATHS.items():
-            saved = {key: getattr(counting, key) for key in settings}
+            saved = {key: getattr(*_module_and_name(key)) for key in settings}
             for key, value in settings.items():
-                setattr(counting, key, value)
+                setattr(*_module_and_name(key), value)
             try:
                 counts, total, squares = counting.float_counts(data, float(data.min()), float(data.max()))
             finally:
                 for key, value in saved.items():
-                    setattr(counting, key, value)
+                    setattr(*_module_and_name(key), value)
             assert counts.tolist() == expected.tolist(), (name, path)
             # float64 sums in any order: within rounding of the magnitudes summed
             assert abs(total - math.fsum(wide)) <= 1e-12 * math.fsum(np.abs(wide)), (name, path, total)

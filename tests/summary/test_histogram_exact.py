@@ -20,6 +20,7 @@ from tensorboard.summary.histogram import default_bucket_limits, histogram_proto
 from upstream import upstream_run
 
 counting = importlib.import_module("tensorboard.summary._histogram_counts")
+planning = importlib.import_module("tensorboard.summary._histogram_plan")
 LIMITS = default_bucket_limits()
 F32_MAX = float(np.finfo(np.float32).max)
 
@@ -37,23 +38,30 @@ def reference(values64):
 def path(name):
     """Forces one counting path: "search", "tables" (in chunks of 7 values), "hot" (any bucket with
     1/8 of the sample counted by comparisons, the rest by tables, chunks of 5), "lanes" (tables with
-    4 lanes of counters, chunks of 6), or "patterns"."""
-    names = ("_SMALL", "_CHUNK", "_PATTERN_FACTOR", "_HOT_MIN", "_HOT_SHARE", "_LANE_SHARE")
-    saved = {key: getattr(counting, key) for key in names}
-    counting._SMALL = 1 << 40 if name == "search" else 0
-    counting._CHUNK = {"tables": 7, "hot": 5, "lanes": 6}.get(name, saved["_CHUNK"])
-    counting._PATTERN_FACTOR = 0 if name == "patterns" else 1 << 40
-    counting._HOT_MIN = 0 if name in ("hot", "lanes") else 1 << 40
-    counting._HOT_SHARE = 2.0 if name == "lanes" else 0.0
-    counting._LANE_SHARE = 0.0
+    4 lanes of counters, chunks of 6), "values" (every value of an 8-value sample counted by equality,
+    the rest by tables in lanes, chunks of 9), or "patterns"."""
+    settings = {
+        counting: dict(_SMALL=1 << 40 if name == "search" else 0,
+                       _CHUNK={"tables": 7, "hot": 5, "lanes": 6, "values": 9}.get(name, counting._CHUNK),
+                       _PATTERN_FACTOR=0 if name == "patterns" else 1 << 40,
+                       _HOT_MIN=0 if name in ("hot", "lanes", "values") else 1 << 40),
+        planning: dict(VALUE_SHARE=0.0 if name == "values" else 2.0, HOT_SHARE=2.0 if name == "lanes" else 0.0,
+                       LANE_SHARE=0.0, SAMPLE=8 if name == "values" else planning.SAMPLE,
+                       _EACH=0.0 if name == "values" else planning._EACH),
+    }
+    saved = {module: {key: getattr(module, key) for key in values} for module, values in settings.items()}
+    for module, values in settings.items():
+        for key, value in values.items():
+            setattr(module, key, value)
     try:
         yield
     finally:
-        for key, value in saved.items():
-            setattr(counting, key, value)
+        for module, values in saved.items():
+            for key, value in values.items():
+                setattr(module, key, value)
 
 
-def check(values, widened, paths=("search", "tables", "hot", "lanes")):
+def check(values, widened, paths=("search", "tables", "hot", "lanes", "values")):
     """histogram_proto(values) on each path == the reference over `widened` (float64 of the same values)."""
     widened = np.asarray(widened, dtype=np.float64).reshape(-1)
     expected = reference(widened)
@@ -62,6 +70,9 @@ def check(values, widened, paths=("search", "tables", "hot", "lanes")):
             histo = histogram_proto(values)
         assert (list(histo.bucket_limit), list(histo.bucket)) == expected, name
         assert (histo.min, histo.max, histo.num) == (widened.min(), widened.max(), widened.size), name
+        if np.abs(widened).max() < 1e150:  # sums in any order: within rounding of the magnitudes summed
+            assert abs(histo.sum - math.fsum(widened)) <= 1e-12 * math.fsum(np.abs(widened)) + 1e-300, name
+            assert histo.sum_squares == pytest.approx(math.fsum(widened * widened), rel=1e-9, abs=1e-300), name
 
 
 def _near_limits():
@@ -113,7 +124,7 @@ def test_16bit_floats_match_reference(patterns, fmt):
     bits, widened = bits[finite], widened[finite]
     if bits.size:
         values = bits.view(ml_dtypes.bfloat16) if fmt == "bfloat16" else bits.view(np.float16)
-        check(values, widened, paths=("search", "tables", "hot", "lanes", "patterns"))
+        check(values, widened, paths=("search", "tables", "hot", "lanes", "values", "patterns"))
 
 
 @pytest.mark.parametrize("fmt", ["float16", "bfloat16"])
@@ -124,7 +135,7 @@ def test_every_16bit_float_value(fmt):
     keep = np.isfinite(widened)
     bits16 = bits.astype(np.uint16)[keep]
     values = bits16.view(ml_dtypes.bfloat16) if fmt == "bfloat16" else bits16.view(np.float16)
-    check(values, widened[keep], paths=("search", "tables", "hot", "lanes", "patterns"))
+    check(values, widened[keep], paths=("search", "tables", "hot", "lanes", "values", "patterns"))
 
 
 def test_torch_16bit_tensors_are_counted_by_pattern_unwidened():
@@ -134,7 +145,7 @@ def test_torch_16bit_tensors_are_counted_by_pattern_unwidened():
         widened = tensor.float().numpy()
         widened = widened[np.isfinite(widened)]
         tensor = tensor[torch.isfinite(tensor)]
-        check(tensor, widened, paths=("search", "tables", "hot", "lanes", "patterns"))
+        check(tensor, widened, paths=("search", "tables", "hot", "lanes", "values", "patterns"))
         histo = histogram_proto(tensor)  # default thresholds: the pattern path
         assert histo.sum == pytest.approx(widened.astype(np.float64).sum(), rel=1e-9)
         assert histo.sum_squares == pytest.approx(np.square(widened.astype(np.float64)).sum(), rel=1e-9)
@@ -167,7 +178,7 @@ def test_integers_on_every_path(dtype):
     else:
         values = rng.integers(max(info.min, -2 ** 40), min(info.max, 2 ** 40), 5000, endpoint=True).astype(dtype)
         values[:4] = [info.min, info.max, 0, 1] if info.min < 0 else [0, info.max, 1, 2]
-    check(values, values.astype(np.float64), paths=("search", "tables", "hot", "lanes", "patterns"))
+    check(values, values.astype(np.float64), paths=("search", "tables", "hot", "lanes", "values", "patterns"))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -15,13 +15,14 @@ a binary search per value:
 * 8/16-bit inputs (bool, int8/16, uint8/16, float16, bfloat16 bit patterns): one `bincount` of
   the bit patterns; buckets, min, max, sum and sum of squares then come from the <= 65,536
   distinct values and their counts.
-* When a few buckets hold >= 90% of a 256-value sample (0/1 masks, mostly-zero gradients...),
-  their values are counted by two comparisons each; only the others go through the tables. When
-  one bucket holds >= 1/8 (ReLU outputs), neighbouring values count into 4 lanes of counters.
+* When a 256-value sample shows a few values holding much of the data (0/1 masks, ReLU outputs'
+  zeros) or a few buckets holding most of it, those are counted by comparisons first, and only
+  the other values go through the tables (`_histogram_plan`). When one bucket holds >= 1/8 of
+  what goes through them, neighbouring values count into 4 lanes of counters.
 * When min and max share a bucket there is nothing to count; when they are equal (constant
   data), not even a sum to take.
 
-Work is done in chunks of `_CHUNK` values with per-thread buffers (~2 MB) kept between calls:
+Work is done in chunks of `_CHUNK` values with per-thread buffers (2-3 MB) kept between calls:
 every temporary stays small and in cache, and no call pays fresh pages. Counts are added with
 `np.add.at` (a third faster than `bincount` since NumPy 1.25); sums are in `_histogram_sums`. The
 tables (0.25 MB for float32, 0.5 MB for float64, 0.25-0.75 MB per 16-bit format) are built on first
@@ -35,6 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tensorboard.summary._histogram_plan import NO_PLAN, count_by_comparisons, float32_at_most, sample_plan
 from tensorboard.summary._histogram_sums import finite_sum, float64_sums
 
 __all__ = ["default_bucket_limits", "float_counts", "pattern_counts", "pattern_values", "use_patterns", "pattern_buckets"]
@@ -44,12 +46,9 @@ _NUM_CELLS = 1 << _CELL_BITS
 _MIRROR = 1 << 12  # negative float32 cells count into index _MIRROR - bucket (> 2x the 1,551 buckets)
 _LANE_STRIDE = 1 << 13  # keys per lane of counters (> _MIRROR); 4 lanes << 16 still fit a uint32 key
 _LANES = 4
-_LANE_SHARE = 0.125  # count in lanes when one bucket holds this share of the sample (tests change it)
 _SMALL = 768  # below this many values, a binary search per value is faster than the tables
 _CHUNK = 1 << 16  # values per chunk (tests change it)
-_HOT_MIN = 1 << 14  # from this many values, buckets holding much of a sample are counted by comparisons
-_HOT_SAMPLE = 256  # values sampled to find such buckets
-_HOT_SHARE = 0.9  # ... when they hold this share of the sample (tests change it)
+_HOT_MIN = 1 << 14  # from this many values, a sample may send common values or hot buckets to comparisons
 _PATTERN_CHUNK = 1 << 18  # 8/16-bit patterns per bincount (bounds its intp temporary)
 _PATTERN_FACTOR = 1  # count by bit pattern from this many values per possible pattern (tests change it)
 _NUMPY = tuple(int(part) for part in np.__version__.split(".")[:2])
@@ -128,7 +127,7 @@ def _key_block(char: str, cells: np.ndarray) -> np.ndarray:
     has_split = top > base
     split = limits[base]
     if char == "f":
-        split_bits = _float32_at_most(split).view(np.uint32).astype(np.uint64)
+        split_bits = float32_at_most(split).view(np.uint32).astype(np.uint64)
     else:
         split_bits = split.view(np.uint64)
     unit = np.uint64(1 << low_bits)
@@ -138,13 +137,6 @@ def _key_block(char: str, cells: np.ndarray) -> np.ndarray:
     # carry out of the low bits: positive, iff low > r; negative (index - 1 above), iff low >= r
     offset = np.where(has_split, np.where(negative, unit - r, unit - np.uint64(1) - r), np.uint64(0))
     return ((index << np.uint64(low_bits)) + offset - (cells << np.uint64(low_bits))).astype(utype)  # wraps
-
-
-def _float32_at_most(limits: np.ndarray) -> np.ndarray:
-    """The largest float32 <= each float64 limit: for float32 x, x > limit iff x > that float32."""
-    with np.errstate(over="ignore"):
-        rounded = limits.astype(np.float32)
-    return np.where(rounded.astype(np.float64) > limits, np.nextafter(rounded, np.float32(-np.inf)), rounded)
 
 
 def float_counts(flat: np.ndarray, lo: float, hi: float):
@@ -165,36 +157,33 @@ def float_counts(flat: np.ndarray, lo: float, hi: float):
     char = flat.dtype.char
     size = min(_CHUNK, n)
     buffers = _scratch(char, size)
-    hot, lanes = _sample_plan(flat) if n >= _HOT_MIN else ([], 1)
+    plan = sample_plan(flat, limits, _LANES) if n >= _HOT_MIN else NO_PLAN
     counts = np.zeros(len(limits), dtype=np.int64)
-    keyed = np.zeros(_LANE_STRIDE * lanes, dtype=np.int64)  # by lane and key
-    steps = _lane_steps(size, char) if lanes > 1 else None
+    value_counts = np.zeros(len(plan.values), dtype=np.int64)
+    keyed = np.zeros(_LANE_STRIDE * plan.lanes, dtype=np.int64)  # by lane and key
+    steps = _lane_steps(size, char) if plan.lanes > 1 else None
     table = _cached(char, lambda: _key_table(char))
+    compare = plan.hot or len(plan.values)
     total = squares = 0.0
     with np.errstate(over="ignore", invalid="ignore"):  # sums near DBL_MAX
         for start in range(0, n, size):
             part = flat[start:start + size]
-            m = part.size
-            rest = part
-            if hot:  # count the values of the few buckets that hold most of the data by comparisons
-                h, t, le = buffers.handled[:m], buffers.inside[:m], buffers.at_most[:m]
-                h[:] = False
-                for bucket, above, at_most in hot:
-                    np.greater(part, above, out=t)
-                    np.less_equal(part, at_most, out=le)
-                    np.logical_and(t, le, out=t)
-                    counts[bucket] += np.count_nonzero(t)
-                    np.logical_or(h, t, out=h)
-                rest = part[~h] if not h.all() else part[:0]
+            rest = count_by_comparisons(part, plan, value_counts, counts, buffers.marks, buffers.rest) if compare else part
             if rest.size:
                 _count_keys(rest, table, buffers, keyed, None if steps is None else steps[:rest.size])
-            if char == "f":
-                np.copyto(buffers.wide[:m], part)
-                part = buffers.wide[:m]
-            part_total, part_squares = float64_sums(part, buffers.wide)
+            summed = part if plan.hot else rest  # common values' sums are count * value
+            if char == "f" and summed.size:
+                np.copyto(buffers.wide[:summed.size], summed)
+                summed = buffers.wide[:summed.size]
+            part_total, part_squares = float64_sums(summed, buffers.wide)
             total += part_total
             squares += part_squares
-    keyed = keyed.reshape(lanes, _LANE_STRIDE).sum(axis=0) if lanes > 1 else keyed
+        if len(plan.values):
+            np.add.at(counts, plan.value_buckets, value_counts)
+            common = plan.values.astype(np.float64)
+            total += float(np.dot(value_counts.astype(np.float64), common))  # float64 products: exact to rounding
+            squares += float(np.dot(value_counts.astype(np.float64), common * common))
+    keyed = keyed.reshape(plan.lanes, _LANE_STRIDE).sum(axis=0) if plan.lanes > 1 else keyed
     counts += keyed[:len(limits)]
     counts += keyed[_MIRROR - len(limits) + 1:_MIRROR + 1][::-1]  # bucket b of negative cells: index _MIRROR - b
     return counts, finite_sum(flat, total), squares
@@ -237,42 +226,13 @@ def _count_keys(part: np.ndarray, table: np.ndarray, buffers, keyed: np.ndarray,
     _add_counts(keyed, index)
 
 
-def _sample_plan(flat: np.ndarray):
-    """(hot buckets, lanes) from an evenly spaced sample of `_HOT_SAMPLE` values.
-
-    Hot buckets: those holding >= 1/8 of the sample, if together >= `_HOT_SHARE` of it, as (bucket,
-    above, at_most) each. Their values are counted by two comparisons (value > limit[b-1] and value
-    <= limit[b]), much cheaper than the tables for data with few distinct values (masks, mostly
-    zeros); the thresholds are in the values' own dtype (float32: the largest float32 <= the limit).
-    Otherwise, `_LANES` lanes of counters when one bucket holds >= `_LANE_SHARE` of the sample, else 1.
-    """
-    limits = default_bucket_limits()
-    sample = flat[::max(1, flat.size // _HOT_SAMPLE)]
-    hits = np.bincount(np.searchsorted(limits, sample, side="left"), minlength=len(limits))
-    lanes = _LANES if hits.max() >= _LANE_SHARE * sample.size else 1
-    hits[0] = 0  # bucket 0 has no lower limit to compare with
-    found = np.flatnonzero(hits * 8 >= sample.size)
-    if hits[found].sum() < _HOT_SHARE * sample.size:  # the other values would cost a copy and the tables
-        return [], lanes
-    hot = []
-    for bucket in found:
-        edges = limits[bucket - 1:bucket + 1]
-        if flat.dtype == np.float32:
-            edges32 = _float32_at_most(edges)
-            hot.append((int(bucket), edges32[0], edges32[1]))
-        else:
-            hot.append((int(bucket), edges[0], edges[1]))
-    return hot, 1
-
-
 class _Buffers(NamedTuple):
     cell: np.ndarray  # intp
     key: np.ndarray  # the values' pattern type
     index: np.ndarray  # intp
     wide: np.ndarray  # float64
-    at_most: np.ndarray  # bool (hot buckets' comparisons)
-    inside: np.ndarray  # bool
-    handled: np.ndarray  # bool
+    rest: np.ndarray  # the values' type: those left to the tables after comparisons
+    marks: tuple  # 3 x bool: the comparisons' results
 
 
 def _scratch(char: str, size: int) -> _Buffers:
@@ -286,8 +246,9 @@ def _scratch(char: str, size: int) -> _Buffers:
         scratch = _local.scratch = {}
     buffers = scratch.get(char)
     if buffers is None or len(buffers.cell) < size:
-        dtypes = (np.intp, _FORMATS[char][1], np.intp, np.float64, np.bool_, np.bool_, np.bool_)
-        buffers = scratch[char] = _Buffers(*(np.empty(size, dtype=dtype) for dtype in dtypes))
+        dtypes = (np.intp, _FORMATS[char][1], np.intp, np.float64, _FORMATS[char][0])
+        arrays = [np.empty(size, dtype=dtype) for dtype in dtypes]
+        buffers = scratch[char] = _Buffers(*arrays, tuple(np.empty(size, dtype=np.bool_) for _ in range(3)))
     return buffers
 
 

@@ -1,8 +1,10 @@
 """Default-bucket counts equal a binary search over the same limits, on every path and adversarial values.
 
 Paths (tensorboard.summary._histogram_counts): binary search (small inputs), float32/float64 cell
-tables (chunked), counting 8/16-bit bit patterns (float16, bfloat16, int8...), constant data. The
-thresholds that pick a path are lowered here so small hypothesis examples reach every path.
+tables (chunked, with lanes of counters), common values or hot buckets counted by comparisons first
+(_histogram_plan), counting 8/16-bit bit patterns (float16, bfloat16, int8...), constant data. The
+thresholds that pick a path are lowered here so small hypothesis examples reach every path; the
+sums are checked on every path too.
 """
 import contextlib
 import importlib
@@ -189,11 +191,28 @@ def test_few_valued_data_on_the_comparison_path(dtype):
     sparse = np.where(rng.random(100_000) < 0.97, 0.0, rng.standard_normal(100_000)).astype(dtype)
     edges = np.where(rng.random(100_000) < 0.5, LIMITS[1000], np.nextafter(LIMITS[1000], np.inf)).astype(dtype)
     edges[::1000] = np.nextafter(LIMITS[999], -np.inf)
-    for values in (mask, sparse, -sparse, edges, np.concatenate([edges, NEAR_LIMITS.astype(dtype)])):
+    relu = np.maximum(rng.standard_normal(100_000), 0).astype(dtype)
+    for values in (mask, sparse, -sparse, relu, edges, np.concatenate([edges, NEAR_LIMITS.astype(dtype)])):
         values = values[np.isfinite(values)]
         check(values, values)
         histo = histogram_proto(values)
-        assert (list(histo.bucket_limit), list(histo.bucket)) == reference(values.astype(np.float64))
+        wide = values.astype(np.float64)
+        assert (list(histo.bucket_limit), list(histo.bucket)) == reference(wide)
+        assert abs(histo.sum - math.fsum(wide)) <= 1e-12 * math.fsum(np.abs(wide))
+        assert histo.sum_squares == pytest.approx(math.fsum(wide * wide), rel=1e-12)
+
+
+def test_the_default_plan_counts_masks_and_zeros_by_value_and_leaves_spread_data_alone():
+    """With the default thresholds, the values-by-equality path is the one masks and ReLU zeros take."""
+    rng = np.random.default_rng(4)
+    normal = rng.standard_normal(100_000).astype(np.float32)
+    cases = {"mask": (rng.integers(0, 2, 100_000).astype(np.float32), [0.0, 1.0]),
+             "relu": (np.maximum(normal, 0), [0.0]),
+             "sparse": (np.where(rng.random(100_000) < 0.95, 0, normal).astype(np.float32), [0.0])}
+    for name, (values, common) in cases.items():
+        plan = planning.sample_plan(values, LIMITS, 4)
+        assert plan.values.tolist() == common and not plan.hot, name
+    assert planning.sample_plan(normal, LIMITS, 4) is planning.NO_PLAN
 
 
 def test_constant_data_is_one_bucket_with_exact_sums():

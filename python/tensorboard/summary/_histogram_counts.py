@@ -171,18 +171,14 @@ def float_counts(flat: np.ndarray, lo: float, hi: float):
             rest = count_by_comparisons(part, plan, value_counts, counts, buffers.marks, buffers.rest) if compare else part
             if rest.size:
                 _count_keys(rest, table, buffers, keyed, None if steps is None else steps[:rest.size])
-            summed = part if plan.hot else rest  # common values' sums are count * value
-            if char == "f" and summed.size:
-                np.copyto(buffers.wide[:summed.size], summed)
-                summed = buffers.wide[:summed.size]
-            part_total, part_squares = float64_sums(summed, buffers.wide)
+            part_total, part_squares = _chunk_sums(part if plan.hot else rest, buffers.wide)  # common values: below
             total += part_total
             squares += part_squares
-        if len(plan.values):
+        if len(plan.values):  # their sums are count * value: float64 products, exact to rounding
             np.add.at(counts, plan.value_buckets, value_counts)
-            common = plan.values.astype(np.float64)
-            total += float(np.dot(value_counts.astype(np.float64), common))  # float64 products: exact to rounding
-            squares += float(np.dot(value_counts.astype(np.float64), common * common))
+            common, weights = plan.values.astype(np.float64), value_counts.astype(np.float64)
+            total += float(np.dot(weights, common))
+            squares += float(np.dot(weights, common * common))
     keyed = keyed.reshape(plan.lanes, _LANE_STRIDE).sum(axis=0) if plan.lanes > 1 else keyed
     counts += keyed[:len(limits)]
     counts += keyed[_MIRROR - len(limits) + 1:_MIRROR + 1][::-1]  # bucket b of negative cells: index _MIRROR - b
@@ -259,13 +255,18 @@ def _sums(flat: np.ndarray):
     wide = _scratch(flat.dtype.char, size).wide if size > _SMALL else np.empty(size, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         for start in range(0, flat.size, size):
-            part = flat[start:start + size]
-            w = wide[:part.size]
-            np.copyto(w, part, casting="unsafe")
-            part_total, part_squares = float64_sums(w, w)
+            part_total, part_squares = _chunk_sums(flat[start:start + size], wide)
             total += part_total
             squares += part_squares
     return finite_sum(flat, total), squares
+
+
+def _chunk_sums(part: np.ndarray, wide: np.ndarray):
+    """(sum, sum of squares) of at most one chunk in float64; float32 values are widened into `wide` first."""
+    if part.dtype != np.float64:
+        np.copyto(wide[:part.size], part)
+        part = wide[:part.size]
+    return float64_sums(part, wide)
 
 
 def pattern_values(fmt: str) -> np.ndarray:

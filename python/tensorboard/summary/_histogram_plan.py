@@ -52,11 +52,13 @@ def sample_plan(flat: np.ndarray, limits: np.ndarray, lanes: int) -> Plan:
         return NO_PLAN
     distinct, freq = np.unique(sample, return_counts=True)  # 0.0 and -0.0 are one value (one bucket, sum 0)
     common = freq >= _EACH * sample.size
-    if freq[common].sum() >= VALUE_SHARE * sample.size:
+    taken = freq[common].sum()
+    if taken >= VALUE_SHARE * sample.size:
         values = distinct[common]
-        rest = sample[~np.isin(sample, values)]
         buckets = np.searchsorted(limits, values.astype(np.float64), side="left")
-        return Plan(values, buckets, [], _lanes(rest, limits, lanes))
+        np.subtract.at(hits, buckets, freq[common])  # what the sample leaves to the tables
+        rest = sample.size - taken
+        return Plan(values, buckets, [], lanes if rest and hits.max() >= LANE_SHARE * rest else 1)
     hits[0] = 0  # bucket 0 has no lower limit to compare with
     found = np.flatnonzero(hits >= _EACH * sample.size)
     if hits[found].sum() < HOT_SHARE * sample.size:  # the other values would cost a copy and the tables
@@ -68,14 +70,6 @@ def sample_plan(flat: np.ndarray, limits: np.ndarray, lanes: int) -> Plan:
             edges = float32_at_most(edges)
         hot.append((int(bucket), edges[0], edges[1]))
     return NO_PLAN._replace(hot=hot)
-
-
-def _lanes(sample: np.ndarray, limits: np.ndarray, lanes: int) -> int:
-    """`lanes` if one bucket holds >= LANE_SHARE of `sample`, else 1."""
-    if sample.size == 0:
-        return 1
-    hits = np.bincount(np.searchsorted(limits, sample, side="left"))
-    return lanes if hits.max() >= LANE_SHARE * sample.size else 1
 
 
 def count_by_comparisons(part: np.ndarray, plan: Plan, value_counts: np.ndarray, counts: np.ndarray,

@@ -270,6 +270,8 @@ def test_upstream_reads_back_exact_histograms(tmp_path):
         "torch_bfloat16": (torch.from_numpy(normal).to(torch.bfloat16), torch.from_numpy(normal).to(torch.bfloat16).float().numpy()),
         "int8": (lambda v: (v, v))(rng.integers(-128, 128, 100_000).astype(np.int8)),
         "constant": (np.full(100_000, 0.25, np.float32), np.full(100_000, 0.25, np.float32)),
+        "mask": (lambda v: (v, v))(rng.integers(0, 2, 100_000).astype(np.float32)),  # values by equality
+        "relu": (lambda v: (v, v))(np.maximum(normal, 0)),  # zeros by equality, the rest by the tables
         "small": (normal[:100], normal[:100]),
     }
     with SummaryWriter(str(tmp_path)) as writer:

@@ -24,7 +24,8 @@ def values():
     spread = rng.standard_normal(50_000) * 10.0 ** rng.uniform(-14, 22, 50_000)
     relu = np.maximum(rng.standard_normal(50_000), 0)
     mask = rng.integers(0, 2, 50_000) * 0.75
-    return {"near_f64": near, "near_f32": near32, "spread_f64": spread, "spread_f32": spread.astype(np.float32),
+    sparse = np.where(rng.random(50_000) < 0.95, 0.0, rng.standard_normal(50_000))
+    return {"sparse_f32": sparse.astype(np.float32), "near_f64": near, "near_f32": near32, "spread_f64": spread, "spread_f32": spread.astype(np.float32),
             "relu_f32": relu.astype(np.float32), "relu_f64": relu, "mask_f32": mask.astype(np.float32)}
 
 
@@ -33,6 +34,8 @@ PATHS = {  # name -> settings forcing it, of the counting module and (plan.X) of
     "lanes": {"_CHUNK": 4093, "_HOT_MIN": 0, "plan.VALUE_SHARE": 2.0, "plan.HOT_SHARE": 2.0, "plan.LANE_SHARE": 0.0},
     "hot": {"_CHUNK": 4095, "_HOT_MIN": 0, "plan.VALUE_SHARE": 2.0, "plan.HOT_SHARE": 0.0},
     "values": {"_CHUNK": 4091, "_HOT_MIN": 0, "plan.SAMPLE": 16, "plan._EACH": 0.0, "plan.VALUE_SHARE": 0.0},
+    "words": {"_CHUNK": 4093, "_HOT_MIN": 0, "plan.SAMPLE": 16, "plan._EACH": 0.0, "plan.VALUE_SHARE": 0.0,
+              "plan.SPARSE_KEPT": (0.0, 1.0)},  # what the comparisons leave, copied out word by word
 }
 
 

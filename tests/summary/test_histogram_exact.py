@@ -41,15 +41,18 @@ def path(name):
     """Forces one counting path: "search", "tables" (in chunks of 7 values), "hot" (any bucket with
     1/8 of the sample counted by comparisons, the rest by tables, chunks of 5), "lanes" (tables with
     4 lanes of counters, chunks of 6), "values" (every value of an 8-value sample counted by equality,
-    the rest by tables in lanes, chunks of 9), or "patterns"."""
+    the rest by tables in lanes, chunks of 9), "words" (as "values", the rest always copied out word by
+    word, chunks of 29), or "patterns"."""
+    by_value = name in ("values", "words")
     settings = {
         counting: dict(_SMALL=1 << 40 if name == "search" else 0,
-                       _CHUNK={"tables": 7, "hot": 5, "lanes": 6, "values": 9}.get(name, counting._CHUNK),
+                       _CHUNK={"tables": 7, "hot": 5, "lanes": 6, "values": 9, "words": 29}.get(name, counting._CHUNK),
                        _PATTERN_FACTOR=0 if name == "patterns" else 1 << 40,
-                       _HOT_MIN=0 if name in ("hot", "lanes", "values") else 1 << 40),
-        planning: dict(VALUE_SHARE=0.0 if name == "values" else 2.0, HOT_SHARE=2.0 if name == "lanes" else 0.0,
-                       LANE_SHARE=0.0, SAMPLE=8 if name == "values" else planning.SAMPLE,
-                       _EACH=0.0 if name == "values" else planning._EACH),
+                       _HOT_MIN=0 if name in ("hot", "lanes", "values", "words") else 1 << 40),
+        planning: dict(VALUE_SHARE=0.0 if by_value else 2.0, HOT_SHARE=2.0 if name == "lanes" else 0.0,
+                       LANE_SHARE=0.0, SAMPLE=8 if by_value else planning.SAMPLE,
+                       _EACH=0.0 if by_value else planning._EACH,
+                       SPARSE_KEPT=(0.0, 1.0) if name == "words" else (2.0, 2.0)),
     }
     saved = {module: {key: getattr(module, key) for key in values} for module, values in settings.items()}
     for module, values in settings.items():
@@ -63,7 +66,7 @@ def path(name):
                 setattr(module, key, value)
 
 
-def check(values, widened, paths=("search", "tables", "hot", "lanes", "values")):
+def check(values, widened, paths=("search", "tables", "hot", "lanes", "values", "words")):
     """histogram_proto(values) on each path == the reference over `widened` (float64 of the same values)."""
     widened = np.asarray(widened, dtype=np.float64).reshape(-1)
     expected = reference(widened)
@@ -202,6 +205,26 @@ def test_few_valued_data_on_the_comparison_path(dtype):
         assert histo.sum_squares == pytest.approx(math.fsum(wide * wide), rel=1e-12)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("size", [8, 15, 64, 1001, 65_541])
+@pytest.mark.parametrize("share", [0.0, 0.004, 1 / 64, 0.05, 0.1, 0.3, 1.0])
+def test_copying_kept_values_word_by_word_equals_compress(dtype, size, share):
+    """The word-by-word copy of the values left to the tables keeps exactly those, in order."""
+    rng = np.random.default_rng([size, int(share * 1000)])
+    part = rng.standard_normal(size).astype(dtype)
+    keep = rng.random(size) < share
+    kept = int(np.count_nonzero(keep))
+    out, spare, flags = np.full(size, np.nan, dtype), np.empty(size, dtype), np.empty(size, np.bool_)
+    saved = planning.SPARSE_KEPT
+    planning.SPARSE_KEPT = (0.0, 1.0)
+    try:
+        copied = planning.copy_kept(part, keep, kept, out, spare, flags)
+    finally:
+        planning.SPARSE_KEPT = saved
+    assert np.array_equal(copied, part[keep])
+    assert kept == 0 or np.shares_memory(copied, out)  # in the buffer given
+
+
 def test_the_default_plan_counts_masks_and_zeros_by_value_and_leaves_spread_data_alone():
     """With the default thresholds, the values-by-equality path is the one masks and ReLU zeros take."""
     rng = np.random.default_rng(4)
@@ -272,6 +295,7 @@ def test_upstream_reads_back_exact_histograms(tmp_path):
         "constant": (np.full(100_000, 0.25, np.float32), np.full(100_000, 0.25, np.float32)),
         "mask": (lambda v: (v, v))(rng.integers(0, 2, 100_000).astype(np.float32)),  # values by equality
         "relu": (lambda v: (v, v))(np.maximum(normal, 0)),  # zeros by equality, the rest by the tables
+        "sparse": (lambda v: (v, v))(np.where(rng.random(200_000) < 0.95, np.float32(0), normal)),  # words
         "small": (normal[:100], normal[:100]),
     }
     with SummaryWriter(str(tmp_path)) as writer:

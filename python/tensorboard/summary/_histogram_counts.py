@@ -22,11 +22,13 @@ a binary search per value:
 * When min and max share a bucket there is nothing to count; when they are equal (constant
   data), not even a sum to take.
 
-Work is done in chunks of `_CHUNK` values with per-thread buffers (1.2-1.7 MB) kept between calls:
-every temporary stays small and in cache, and no call pays fresh pages. Counts are added with
-`np.add.at` (a third faster than `bincount` since NumPy 1.25); sums are in `_histogram_sums`. The
-tables (0.25 MB for float32, 0.5 MB for float64, 0.25-0.75 MB per 16-bit format) are built on first
-use and shared by all threads.
+Work is done in chunks of `_CHUNK` values with per-thread buffers (4.8 MB for float32, 6.8 MB for
+float64) kept between calls: every temporary stays bounded, and no call pays fresh pages. Chunks of
+256k values measured 3-4 % faster than 64k on spread data and 7-36 % on masks, ReLU outputs and
+mostly-zero data, whose leftovers from the comparisons reach the tables in fewer calls. Counts are
+added with `np.add.at` (a third faster than `bincount` since NumPy 1.25); sums are in
+`_histogram_sums`. The tables (0.25 MB for float32, 0.5 MB for float64, 0.25-0.75 MB per 16-bit
+format) are built on first use and shared by all threads.
 """
 from __future__ import annotations
 
@@ -47,7 +49,7 @@ _MIRROR = 1 << 12  # negative float32 cells count into index _MIRROR - bucket (>
 _LANE_STRIDE = 1 << 13  # keys per lane of counters (> _MIRROR); 4 lanes << 16 still fit a uint32 key
 _LANES = 4
 _SMALL = 768  # below this many values, a binary search per value is faster than the tables
-_CHUNK = 1 << 16  # values per chunk (tests change it)
+_CHUNK = 1 << 18  # values per chunk (tests change it)
 _HOT_MIN = 1 << 14  # from this many values, a sample may send common values or hot buckets to comparisons
 _PATTERN_CHUNK = 1 << 18  # 8/16-bit patterns per bincount (bounds its intp temporary)
 _PATTERN_FACTOR = 1  # count by bit pattern from this many values per possible pattern (tests change it)
@@ -164,11 +166,15 @@ def float_counts(flat: np.ndarray, lo: float, hi: float):
     steps = _lane_steps(size, char) if plan.lanes > 1 else None
     table = _cached(char, lambda: _key_table(char))
     compare = plan.hot or len(plan.values)
+    spare = buffers.key.view(flat.dtype)  # free until the tables run on what the comparisons leave
     total = squares = 0.0
     with np.errstate(over="ignore", invalid="ignore"):  # sums near DBL_MAX
         for start in range(0, n, size):
             part = flat[start:start + size]
-            rest = count_by_comparisons(part, plan, value_counts, counts, buffers.marks, buffers.rest) if compare else part
+            if compare:
+                rest = count_by_comparisons(part, plan, value_counts, counts, buffers.marks, buffers.rest, spare)
+            else:
+                rest = part
             if rest.size:
                 _count_keys(rest, table, buffers, keyed, None if steps is None else steps[:rest.size])
             part_total, part_squares = _chunk_sums(part if plan.hot else rest, buffers.wide)  # common values: below

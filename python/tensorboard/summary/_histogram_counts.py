@@ -216,17 +216,17 @@ def _add_counts(counts: np.ndarray, index: np.ndarray) -> None:
 def _count_keys(part: np.ndarray, table: np.ndarray, buffers, keyed: np.ndarray, lane_steps) -> None:
     """Adds the keyed counts of `part` (at most one chunk) to `keyed`: a shift, a look-up, an add, a shift."""
     m = part.size
-    cell, key = buffers.cell[:m], buffers.key[:m]
-    index = cell  # the cells are read once, by the look-up: the bucket indexes overwrite them
+    cell, key = buffers.cell[:m], buffers.key[:m]  # the bucket indexes overwrite the cells once looked up
+    shifted = cell.view(key.dtype) if key.itemsize == cell.itemsize else cell  # float64: a shift with no cast
     patterns = part.view(key.dtype)
     low_bits = key.dtype.type(8 * key.itemsize - _CELL_BITS)
-    np.right_shift(patterns, low_bits, out=cell, casting="unsafe")
+    np.right_shift(patterns, low_bits, out=shifted, casting="unsafe")
     table.take(cell, out=key, mode="wrap")
     np.add(patterns, key, out=key)  # wraps by design
     if lane_steps is not None:
         np.add(key, lane_steps, out=key)
-    np.right_shift(key, low_bits, out=index, casting="unsafe")
-    _add_counts(keyed, index)
+    np.right_shift(key, low_bits, out=shifted, casting="unsafe")
+    _add_counts(keyed, cell)
 
 
 class _Buffers(NamedTuple):

@@ -25,8 +25,9 @@ def values():
     relu = np.maximum(rng.standard_normal(50_000), 0)
     mask = rng.integers(0, 2, 50_000) * 0.75
     sparse = np.where(rng.random(50_000) < 0.95, 0.0, rng.standard_normal(50_000))
-    return {"sparse_f32": sparse.astype(np.float32), "near_f64": near, "near_f32": near32, "spread_f64": spread, "spread_f32": spread.astype(np.float32),
-            "relu_f32": relu.astype(np.float32), "relu_f64": relu, "mask_f32": mask.astype(np.float32)}
+    return {"near_f64": near, "near_f32": near32, "spread_f64": spread, "spread_f32": spread.astype(np.float32),
+            "relu_f32": relu.astype(np.float32), "relu_f64": relu, "mask_f32": mask.astype(np.float32),
+            "sparse_f32": sparse.astype(np.float32)}
 
 
 PATHS = {  # name -> settings forcing it, of the counting module and (plan.X) of the plan module

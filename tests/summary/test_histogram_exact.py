@@ -66,7 +66,10 @@ def path(name):
                 setattr(module, key, value)
 
 
-def check(values, widened, paths=("search", "tables", "hot", "lanes", "values", "words")):
+FLOAT_PATHS = ("search", "tables", "hot", "lanes", "values", "words")  # every path of float32/float64 input
+
+
+def check(values, widened, paths=FLOAT_PATHS):
     """histogram_proto(values) on each path == the reference over `widened` (float64 of the same values)."""
     widened = np.asarray(widened, dtype=np.float64).reshape(-1)
     expected = reference(widened)
@@ -129,7 +132,7 @@ def test_16bit_floats_match_reference(patterns, fmt):
     bits, widened = bits[finite], widened[finite]
     if bits.size:
         values = bits.view(ml_dtypes.bfloat16) if fmt == "bfloat16" else bits.view(np.float16)
-        check(values, widened, paths=("search", "tables", "hot", "lanes", "values", "patterns"))
+        check(values, widened, paths=FLOAT_PATHS + ("patterns",))
 
 
 @pytest.mark.parametrize("fmt", ["float16", "bfloat16"])
@@ -140,7 +143,7 @@ def test_every_16bit_float_value(fmt):
     keep = np.isfinite(widened)
     bits16 = bits.astype(np.uint16)[keep]
     values = bits16.view(ml_dtypes.bfloat16) if fmt == "bfloat16" else bits16.view(np.float16)
-    check(values, widened[keep], paths=("search", "tables", "hot", "lanes", "values", "patterns"))
+    check(values, widened[keep], paths=FLOAT_PATHS + ("patterns",))
 
 
 def test_torch_16bit_tensors_are_counted_by_pattern_unwidened():
@@ -150,7 +153,7 @@ def test_torch_16bit_tensors_are_counted_by_pattern_unwidened():
         widened = tensor.float().numpy()
         widened = widened[np.isfinite(widened)]
         tensor = tensor[torch.isfinite(tensor)]
-        check(tensor, widened, paths=("search", "tables", "hot", "lanes", "values", "patterns"))
+        check(tensor, widened, paths=FLOAT_PATHS + ("patterns",))
         histo = histogram_proto(tensor)  # default thresholds: the pattern path
         assert histo.sum == pytest.approx(widened.astype(np.float64).sum(), rel=1e-9)
         assert histo.sum_squares == pytest.approx(np.square(widened.astype(np.float64)).sum(), rel=1e-9)
@@ -183,7 +186,7 @@ def test_integers_on_every_path(dtype):
     else:
         values = rng.integers(max(info.min, -2 ** 40), min(info.max, 2 ** 40), 5000, endpoint=True).astype(dtype)
         values[:4] = [info.min, info.max, 0, 1] if info.min < 0 else [0, info.max, 1, 2]
-    check(values, values.astype(np.float64), paths=("search", "tables", "hot", "lanes", "values", "patterns"))
+    check(values, values.astype(np.float64), paths=FLOAT_PATHS + ("patterns",))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -208,19 +211,15 @@ def test_few_valued_data_on_the_comparison_path(dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("size", [8, 15, 64, 1001, 65_541])
 @pytest.mark.parametrize("share", [0.0, 0.004, 1 / 64, 0.05, 0.1, 0.3, 1.0])
-def test_copying_kept_values_word_by_word_equals_compress(dtype, size, share):
+def test_copying_kept_values_word_by_word_equals_compress(dtype, size, share, monkeypatch):
     """The word-by-word copy of the values left to the tables keeps exactly those, in order."""
     rng = np.random.default_rng([size, int(share * 1000)])
     part = rng.standard_normal(size).astype(dtype)
     keep = rng.random(size) < share
     kept = int(np.count_nonzero(keep))
     out, spare, flags = np.full(size, np.nan, dtype), np.empty(size, dtype), np.empty(size, np.bool_)
-    saved = planning.SPARSE_KEPT
-    planning.SPARSE_KEPT = (0.0, 1.0)
-    try:
-        copied = planning.copy_kept(part, keep, kept, out, spare, flags)
-    finally:
-        planning.SPARSE_KEPT = saved
+    monkeypatch.setattr(planning, "SPARSE_KEPT", (0.0, 1.0))  # any share goes word by word
+    copied = planning.copy_kept(part, keep, kept, out, spare, flags)
     assert np.array_equal(copied, part[keep])
     assert kept == 0 or np.shares_memory(copied, out)  # in the buffer given
 

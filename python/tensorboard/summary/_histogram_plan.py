@@ -84,8 +84,7 @@ def count_by_comparisons(part: np.ndarray, plan: Plan, value_counts: np.ndarray,
     are overwritten."""
     taken_mask, this, second = (mark[:part.size] for mark in marks)
     taken = 0
-    tests = [(i, value, None) for i, value in enumerate(plan.values)]
-    tests += [(bucket, above, at_most) for bucket, above, at_most in plan.hot]
+    tests = [(i, value, None) for i, value in enumerate(plan.values)] + plan.hot
     for n, (slot, first, at_most) in enumerate(tests):
         mask = taken_mask if n == 0 else this
         if at_most is None:  # a common value

@@ -1,5 +1,6 @@
 """Run in the MXNet venv (NumPy 1.23: no `np.vecdot`, a slow `np.add.at`): the default-bucket counts on
-every float path equal a binary search, and the sums are exact to rounding. Prints a JSON summary."""
+every float path, and of 8/16-bit input counted by bit pattern, equal a binary search, and the sums are
+exact to rounding. Prints a JSON summary."""
 import importlib
 import json
 import math
@@ -28,6 +29,15 @@ def values():
     return {"near_f64": near, "near_f32": near32, "spread_f64": spread, "spread_f32": spread.astype(np.float32),
             "relu_f32": relu.astype(np.float32), "relu_f64": relu, "mask_f32": mask.astype(np.float32),
             "sparse_f32": sparse.astype(np.float32)}
+
+
+def pattern_inputs():
+    """Named 8/16-bit inputs: every finite float16, normal float16 values, int8 and uint16 values."""
+    rng = np.random.default_rng(4)
+    every = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    return {"every_f16": every[np.isfinite(every)], "normal_f16": rng.standard_normal(70_000).astype(np.float16),
+            "int8": rng.integers(-128, 128, 5_000).astype(np.int8),
+            "uint16": rng.integers(0, 1 << 16, 70_000).astype(np.uint16)}
 
 
 PATHS = {  # name -> settings forcing it, of the counting module and (plan.X) of the plan module
@@ -63,6 +73,22 @@ def main():
             assert abs(total - math.fsum(wide)) <= 1e-12 * math.fsum(np.abs(wide)), (name, path, total)
             assert abs(squares - math.fsum(wide * wide)) <= 1e-12 * math.fsum(wide * wide), (name, path, squares)
             checked[f"{name}/{path}"] = int(counts.sum())
+    for name, data in pattern_inputs().items():  # counted by bit pattern (`bincount` on NumPy < 1.25)
+        wide = data.astype(np.float64)
+        saved = counting._PATTERN_FACTOR
+        counting._PATTERN_FACTOR = 0
+        try:
+            histo = histogram.histogram_proto(data)
+        finally:
+            counting._PATTERN_FACTOR = saved
+        expected = np.bincount(np.searchsorted(LIMITS, wide, side="left"), minlength=len(LIMITS))
+        filled = np.flatnonzero(expected)
+        assert sum(histo.bucket) == wide.size and list(histo.bucket_limit)[-1] == LIMITS[filled[-1]], name
+        assert [c for c in histo.bucket if c] == expected[filled].tolist(), name
+        assert (histo.min, histo.max) == (wide.min(), wide.max()), name
+        assert abs(histo.sum - math.fsum(wide)) <= 1e-12 * math.fsum(np.abs(wide)), (name, histo.sum)
+        assert abs(histo.sum_squares - math.fsum(wide * wide)) <= 1e-12 * math.fsum(wide * wide), name
+        checked[f"{name}/patterns"] = int(sum(histo.bucket))
     print(json.dumps({"numpy": np.__version__, "vecdot": hasattr(np, "vecdot"),
                       "fast_add_at": counting._FAST_ADD_AT, "checked": checked}))
 

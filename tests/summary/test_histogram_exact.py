@@ -262,22 +262,28 @@ def test_non_finite_values_are_refused_with_their_count(values):
 
 
 def test_threads_share_tables_and_keep_their_own_buffers():
+    """Each thread goes through every input (float tables, and 8/16-bit patterns counted in reused
+    counters) in its own order, three times."""
     rng = np.random.default_rng(11)
     inputs = [rng.standard_normal(50_000).astype(dtype) * 10.0 ** k for k in range(-3, 3) for dtype in (np.float32, np.float64)]
+    inputs += [(rng.standard_normal(70_000) * 10.0 ** k).astype(np.float16) for k in (-2, 2)]
+    inputs += [rng.integers(-128, 128, 3_000).astype(np.int8), rng.integers(0, 1 << 16, 140_000).astype(np.uint16)]
     expected = [reference(v.astype(np.float64)) for v in inputs]
-    results = [None] * len(inputs)
+    results = {}
 
     def work(i):
+        order = list(range(i, len(inputs))) + list(range(i))
         for _ in range(3):
-            histo = histogram_proto(inputs[i])
-            results[i] = (list(histo.bucket_limit), list(histo.bucket))
+            for k in order:
+                histo = histogram_proto(inputs[k])
+                results[i, k] = (list(histo.bucket_limit), list(histo.bucket))
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(len(inputs))]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert results == expected
+    assert results == {(i, k): expected[k] for i in range(len(inputs)) for k in range(len(inputs))}
 
 
 def test_upstream_reads_back_exact_histograms(tmp_path):

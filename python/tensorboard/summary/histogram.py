@@ -74,10 +74,7 @@ def _patterns(bits: np.ndarray, fmt: str, name: str):
     with np.errstate(over="ignore", invalid="ignore"):
         total = float((weights * values).sum())
         squares = float((weights * values * values).sum())
-    buckets = _counts.pattern_buckets(fmt)[present]
-    limits = default_bucket_limits()
-    bucket_counts = np.bincount(buckets, weights=weights, minlength=len(limits)).astype(np.int64)
-    return float(values.min()), float(values.max()), total, squares, bucket_counts
+    return float(values.min()), float(values.max()), total, squares, _counts.bucket_counts(present, counts, fmt)
 
 
 def _floats(flat: np.ndarray, name: str):

@@ -67,3 +67,30 @@ def test_every_varint_width_of_steps_matches_protobuf():
     for step in (1, 127, 128, 129, 255, 16383, 16384, 2**21 - 1, 2**21, 2**63 - 1, -1):
         got = wire.scalar_event(wire.scalar_prefix("s"), 0.25, step, 5.0)
         assert got == proto_scalar_event("s", 0.25, step, 5.0), step
+
+
+any_double = st.floats(allow_nan=True, allow_infinity=True)
+
+
+@given(stats=st.tuples(*[any_double] * 5), limits=st.lists(any_double, max_size=3000),
+       counts=st.lists(st.integers(0, 2**60).map(float), max_size=3000))
+def test_histogram_bytes_parse_to_the_proto_built_from_lists(stats, limits, counts):
+    """Packed fields of every length-varint width (up to 24,000 bytes), zero, -0.0, NaN and inf statistics."""
+    import numpy as np
+
+    encoded = wire.histogram_bytes(*stats, np.array(limits, dtype=np.float64), np.array(counts, dtype=np.float64))
+    parsed = summary_pb2.HistogramProto.FromString(encoded)
+    built = summary_pb2.HistogramProto(min=stats[0], max=stats[1], num=stats[2], sum=stats[3], sum_squares=stats[4],
+                                       bucket_limit=limits, bucket=counts)
+    assert parsed.SerializeToString() == built.SerializeToString()
+
+
+@pytest.mark.parametrize("size", [0, 1, 15, 16, 2047, 2048, 300_000])
+def test_histogram_bytes_at_each_varint_width_of_the_packed_lengths(size):
+    import numpy as np
+
+    values = np.random.default_rng(size).standard_normal(size)
+    encoded = wire.histogram_bytes(-0.0, 0.0, float(size), math.inf, 1e308, values, np.abs(values).round())
+    built = summary_pb2.HistogramProto(min=-0.0, max=0.0, num=size, sum=math.inf, sum_squares=1e308,
+                                       bucket_limit=values.tolist(), bucket=np.abs(values).round().tolist())
+    assert summary_pb2.HistogramProto.FromString(encoded).SerializeToString() == built.SerializeToString()

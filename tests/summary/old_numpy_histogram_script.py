@@ -9,6 +9,7 @@ import numpy as np
 
 histogram = importlib.import_module("tensorboard.summary.histogram")
 counting = importlib.import_module("tensorboard.summary._histogram_counts")
+by_pattern = importlib.import_module("tensorboard.summary._histogram_patterns")
 planning = importlib.import_module("tensorboard.summary._histogram_plan")
 LIMITS = histogram.default_bucket_limits()
 
@@ -47,6 +48,7 @@ PATHS = {  # name -> settings forcing it, of the counting module and (plan.X) of
     "values": {"_CHUNK": 4091, "_HOT_MIN": 0, "plan.SAMPLE": 16, "plan._EACH": 0.0, "plan.VALUE_SHARE": 0.0},
     "words": {"_CHUNK": 4093, "_HOT_MIN": 0, "plan.SAMPLE": 16, "plan._EACH": 0.0, "plan.VALUE_SHARE": 0.0,
               "plan.SPARSE_KEPT": (0.0, 1.0)},  # what the comparisons leave, copied out word by word
+    "fused": {"_CHUNK": 4096, "_HOT_MIN": 1 << 40, "_FUSE_BYTES": 0},  # min and max taken chunk by chunk
 }
 
 
@@ -64,23 +66,24 @@ def main():
             for key, value in settings.items():
                 setattr(*_module_and_name(key), value)
             try:
-                counts, total, squares = counting.float_counts(data, float(data.min()), float(data.max()))
+                counts, total, squares, lo, hi = counting.counts_and_range(data)
             finally:
                 for key, value in saved.items():
                     setattr(*_module_and_name(key), value)
             assert counts.tolist() == expected.tolist(), (name, path)
+            assert (lo, hi) == (wide.min(), wide.max()), (name, path)
             # float64 sums in any order: within rounding of the magnitudes summed
             assert abs(total - math.fsum(wide)) <= 1e-12 * math.fsum(np.abs(wide)), (name, path, total)
             assert abs(squares - math.fsum(wide * wide)) <= 1e-12 * math.fsum(wide * wide), (name, path, squares)
             checked[f"{name}/{path}"] = int(counts.sum())
     for name, data in pattern_inputs().items():  # counted by bit pattern (`bincount` on NumPy < 1.25)
         wide = data.astype(np.float64)
-        saved = counting._PATTERN_FACTOR
-        counting._PATTERN_FACTOR = 0
+        saved = by_pattern._PATTERN_FACTOR
+        by_pattern._PATTERN_FACTOR = 0
         try:
             histo = histogram.histogram_proto(data)
         finally:
-            counting._PATTERN_FACTOR = saved
+            by_pattern._PATTERN_FACTOR = saved
         expected = np.bincount(np.searchsorted(LIMITS, wide, side="left"), minlength=len(LIMITS))
         filled = np.flatnonzero(expected)
         assert sum(histo.bucket) == wide.size and list(histo.bucket_limit)[-1] == LIMITS[filled[-1]], name

@@ -23,6 +23,7 @@ from upstream import upstream_run
 
 counting = importlib.import_module("tensorboard.summary._histogram_counts")
 planning = importlib.import_module("tensorboard.summary._histogram_plan")
+by_pattern = importlib.import_module("tensorboard.summary._histogram_patterns")
 LIMITS = default_bucket_limits()
 F32_MAX = float(np.finfo(np.float32).max)
 
@@ -42,13 +43,17 @@ def path(name):
     1/8 of the sample counted by comparisons, the rest by tables, chunks of 5), "lanes" (tables with
     4 lanes of counters, chunks of 6), "values" (every value of an 8-value sample counted by equality,
     the rest by tables in lanes, chunks of 9), "words" (as "values", the rest always copied out word by
-    word, chunks of 29), or "patterns"."""
+    word, chunks of 29), "fused" and "fused-words" (as "tables" and "words", with min and max taken
+    chunk by chunk, as for data beyond the cache), or "patterns"."""
+    fused = name.startswith("fused")
+    name = name.removeprefix("fused-") if name != "fused" else "tables"
     by_value = name in ("values", "words")
     settings = {
         counting: dict(_SMALL=1 << 40 if name == "search" else 0,
                        _CHUNK={"tables": 7, "hot": 5, "lanes": 6, "values": 9, "words": 29}.get(name, counting._CHUNK),
-                       _PATTERN_FACTOR=0 if name == "patterns" else 1 << 40,
+                       _FUSE_BYTES=0 if fused else 1 << 60,
                        _HOT_MIN=0 if name in ("hot", "lanes", "values", "words") else 1 << 40),
+        by_pattern: dict(_PATTERN_FACTOR=0 if name == "patterns" else 1 << 40),
         planning: dict(VALUE_SHARE=0.0 if by_value else 2.0, HOT_SHARE=2.0 if name == "lanes" else 0.0,
                        LANE_SHARE=0.0, SAMPLE=8 if by_value else planning.SAMPLE,
                        _EACH=0.0 if by_value else planning._EACH,
@@ -66,7 +71,7 @@ def path(name):
                 setattr(module, key, value)
 
 
-FLOAT_PATHS = ("search", "tables", "hot", "lanes", "values", "words")  # every path of float32/float64 input
+FLOAT_PATHS = ("search", "tables", "hot", "lanes", "values", "words", "fused", "fused-words")  # float32/float64 input
 
 
 def check(values, widened, paths=FLOAT_PATHS):
@@ -259,6 +264,36 @@ def test_non_finite_values_are_refused_with_their_count(values):
     size = values.numel() if isinstance(values, torch.Tensor) else values.size
     with pytest.raises(ValueError, match=f"^values: {size // 2} of {size} values are NaN or infinite"):
         histogram_proto(values)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("path_name", ["fused", "fused-words"])
+def test_non_finite_values_the_sample_misses_are_refused_on_the_fused_paths(dtype, bad, path_name):
+    """Min and max taken chunk by chunk still refuse data whose sample is finite, with the count."""
+    values = np.random.default_rng(2).standard_normal(100_003).astype(dtype)
+    values[[1, 50_001, 100_002]] = bad  # the 256-value sample takes every 390th value from 0
+    with path(path_name), pytest.raises(ValueError, match="^values: 3 of 100003 values are NaN or infinite"):
+        histogram_proto(values)
+
+
+def test_fused_min_and_max_are_taken_only_for_spread_data_beyond_the_cache(monkeypatch):
+    """From 16 MB a spread sample fuses min and max into the counting; constant data and data with a
+    non-finite sample keep the separate min and max (constant data is then not counted at all)."""
+    calls = []
+    real = counting._count_chunks
+    monkeypatch.setattr(counting, "_count_chunks", lambda flat, fuse: calls.append(fuse) or real(flat, fuse))
+    spread = np.random.default_rng(1).standard_normal(4_500_000).astype(np.float32)  # 18 MB
+    constant = np.full(4_500_000, 0.5, dtype=np.float32)
+    nan_sample = spread.copy()
+    nan_sample[::1000] = np.nan
+    assert reference(spread.astype(np.float64)) == (lambda h: (list(h.bucket_limit), list(h.bucket)))(
+        histogram_proto(spread))
+    assert list(histogram_proto(constant).bucket) == [4_500_000.0]
+    with pytest.raises(ValueError, match="^values: 4500 of 4500000 values are NaN"):
+        histogram_proto(nan_sample)
+    assert histogram_proto(spread[:4_000_000]).num == 4_000_000  # 16.0 MB: below 16 MiB
+    assert calls == [True, False]  # the spread data fused; the smaller array counted after its min and max
 
 
 def test_threads_share_tables_and_keep_their_own_buffers():

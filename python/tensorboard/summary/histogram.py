@@ -21,6 +21,7 @@ from tensorboard import wire
 from tensorboard.convert import check_numeric, to_float, to_numpy, to_numpy_bits16
 from tensorboard.src import summary_pb2
 from tensorboard.summary import _histogram_counts as _counts
+from tensorboard.summary import _histogram_patterns as _bits
 from tensorboard.summary._common import check_tag
 from tensorboard.summary._histogram_counts import default_bucket_limits
 
@@ -64,9 +65,9 @@ def _limit_buckets(limits: np.ndarray, counts: np.ndarray, max_bins: int):
 
 def _patterns(bits: np.ndarray, fmt: str, name: str):
     """(min, max, sum, sum of squares, default-bucket counts) of 8/16-bit input from its distinct values."""
-    present, counts = _counts.pattern_counts(bits, fmt)
+    present, counts = _bits.pattern_counts(bits, fmt)
     with np.errstate(invalid="ignore"):  # signalling NaN patterns
-        values = _counts.pattern_values(fmt)[present].astype(np.float64)
+        values = _bits.pattern_values(fmt)[present].astype(np.float64)
     finite = np.isfinite(values)
     if not finite.all():
         raise _nonfinite_error(name, int(counts[~finite].sum()), bits.size)
@@ -74,16 +75,15 @@ def _patterns(bits: np.ndarray, fmt: str, name: str):
     with np.errstate(over="ignore", invalid="ignore"):
         total = float((weights * values).sum())
         squares = float((weights * values * values).sum())
-    return float(values.min()), float(values.max()), total, squares, _counts.bucket_counts(present, counts, fmt)
+    return float(values.min()), float(values.max()), total, squares, _bits.bucket_counts(present, counts, fmt)
 
 
 def _floats(flat: np.ndarray, name: str):
     """(min, max, sum, sum of squares, default-bucket counts) of float32/float64 values."""
-    lo, hi = flat.min(), flat.max()
-    if not (math.isfinite(lo) and math.isfinite(hi)):
+    counts, total, squares, lo, hi = _counts.counts_and_range(flat)
+    if counts is None:
         raise _nonfinite_error(name, int(np.count_nonzero(~np.isfinite(flat))), flat.size)
-    counts, total, squares = _counts.float_counts(flat, float(lo), float(hi))
-    return float(lo), float(hi), total, squares, counts
+    return lo, hi, total, squares, counts
 
 
 _DEFAULT_BINS = ("tensorflow", "default")
@@ -119,12 +119,12 @@ def histogram_proto(values: Any, bins: Bins = "tensorflow", max_bins: Optional[i
             array = array.view(f"u{array.dtype.itemsize}")
     check_histogram_args(array.shape, bins, max_bins, name)
     flat = array.reshape(-1)
-    if fmt is not None and _counts.use_patterns(flat.size, fmt):
+    if fmt is not None and _bits.use_patterns(flat.size, fmt):
         lo, hi, total, squares, default_counts = _patterns(flat, fmt, name)
         flat = None
     else:
         if fmt is not None:  # float32 holds every 8/16-bit value exactly
-            flat = _counts.pattern_values(fmt).take(flat)
+            flat = _bits.pattern_values(fmt).take(flat)
         flat = flat.astype(_work_dtype(flat.dtype), copy=False)
         lo, hi, total, squares, default_counts = _floats(flat, name)
     if not (math.isfinite(total) and math.isfinite(squares)):
@@ -135,7 +135,7 @@ def histogram_proto(values: Any, bins: Bins = "tensorflow", max_bins: Optional[i
         limits, counts = _compact(default_bucket_limits(), default_counts)
     else:
         if flat is None:  # NumPy's bins need the values themselves
-            flat = _counts.pattern_values(fmt).take(array.reshape(-1))
+            flat = _bits.pattern_values(fmt).take(array.reshape(-1))
         try:
             counts, edges = np.histogram(flat, bins=bins)
         except (ValueError, TypeError) as exc:

@@ -166,15 +166,18 @@ def _sample_is_spread(flat: np.ndarray) -> bool:
     low, high = float(sample.min()), float(sample.max())
     if not (math.isfinite(low) and math.isfinite(high)):
         return False
-    edges = _cached("edges", default_bucket_limits().tolist)
-    return bisect.bisect_left(edges, low) != bisect.bisect_left(edges, high)
+    return _bucket(low) != _bucket(high)
+
+
+def _bucket(value: float) -> int:
+    """The default bucket of a float: bisect on the limits as a list, a fifth of a searchsorted call's cost."""
+    return bisect.bisect_left(_cached("edges", default_bucket_limits().tolist), value)
 
 
 def float_counts(flat: np.ndarray, lo: float, hi: float):
     """(counts per default bucket, sum, sum of squares) of finite float32/float64 values with min `lo`, max `hi`."""
     limits = default_bucket_limits()
-    edges = _cached("edges", limits.tolist)  # bisect on a list: a fifth of a 2-value searchsorted's cost
-    first, last = bisect.bisect_left(edges, lo), bisect.bisect_left(edges, hi)
+    first, last = _bucket(lo), _bucket(hi)
     n = flat.size
     if n < _SMALL or first == last:
         if first == last:  # one bucket holds everything
@@ -250,12 +253,12 @@ def _lane_steps(size: int, char: str) -> np.ndarray:
     return steps
 
 
-def _add_counts(counts: np.ndarray, index: np.ndarray) -> None:
-    """counts[i] += 1 for each i in `index` (intp)."""
-    if _FAST_ADD_AT:
-        np.add.at(counts, index, 1)
+def _add_counts(counts: np.ndarray, index: np.ndarray, weights: np.ndarray | None = None) -> None:
+    """counts[i] += 1, or the matching int64 weight, for each i in `index` (intp)."""
+    if _FAST_ADD_AT:  # with weights 3x faster than a weighted bincount (which also counts in float64)
+        np.add.at(counts, index, 1 if weights is None else weights)
     else:
-        counts += np.bincount(index, minlength=len(counts))
+        counts += np.bincount(index, weights=weights, minlength=len(counts)).astype(np.int64, copy=False)
 
 
 def _count_keys(part: np.ndarray, table: np.ndarray, buffers, keyed: np.ndarray, lane_steps) -> None:

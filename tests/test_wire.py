@@ -94,3 +94,16 @@ def test_histogram_bytes_at_each_varint_width_of_the_packed_lengths(size):
     built = summary_pb2.HistogramProto(min=-0.0, max=0.0, num=size, sum=math.inf, sum_squares=1e308,
                                        bucket_limit=values.tolist(), bucket=np.abs(values).round().tolist())
     assert summary_pb2.HistogramProto.FromString(encoded).SerializeToString() == built.SerializeToString()
+
+
+def test_histogram_bytes_are_little_endian_doubles_whatever_the_arrays_byte_order_or_dtype():
+    """Protobuf's packed doubles are little-endian: big-endian or integer arrays (int64 bucket counts)
+    must pack to the same bytes as native float64 ones, not to their own memory layout."""
+    import numpy as np
+
+    limits, counts = np.array([-1.5, 0.0, 2.25, 1e300]), np.array([3, 0, 7, 1], dtype=np.int64)
+    native = wire.histogram_bytes(-1.0, 2.0, 11.0, 5.0, 9.0, limits, counts.astype(np.float64))
+    assert wire.histogram_bytes(-1.0, 2.0, 11.0, 5.0, 9.0, limits.astype(">f8"), counts.astype(">i8")) == native
+    assert wire.histogram_bytes(-1.0, 2.0, 11.0, 5.0, 9.0, limits, counts) == native
+    parsed = summary_pb2.HistogramProto.FromString(native)
+    assert list(parsed.bucket_limit) == limits.tolist() and list(parsed.bucket) == [3.0, 0.0, 7.0, 1.0]

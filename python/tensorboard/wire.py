@@ -72,9 +72,12 @@ _pack_stats = struct.Struct("<BdBdBdBdBd").pack
 
 
 def histogram_bytes(low: float, high: float, num: float, total: float, squares: float, limits, counts) -> bytes:
-    """A serialized HistogramProto (fields 1-5, then packed 6 bucket_limit and 7 bucket) from float64
-    arrays `limits` and `counts`. Zero statistics are written too: a parser reads them as unset."""
-    limit_bytes, count_bytes = limits.tobytes(), counts.tobytes()
+    """A serialized HistogramProto (fields 1-5, then packed 6 bucket_limit and 7 bucket) from real
+    arrays `limits` and `counts`, packed as little-endian doubles whatever the host's byte order.
+    Zero statistics are written too: a parser reads them as unset."""
+    import numpy as np  # only histograms come here: the scalar path stays free of NumPy
+
+    limit_bytes, count_bytes = np.asarray(limits, dtype="<f8").tobytes(), np.asarray(counts, dtype="<f8").tobytes()
     return b"".join((_pack_stats(0x09, low, 0x11, high, 0x19, num, 0x21, total, 0x29, squares),
                      b"\x32", varint(len(limit_bytes)), limit_bytes, b"\x3a", varint(len(count_bytes)), count_bytes))
 

@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tensorboard.summary._histogram_plan import NO_PLAN, SAMPLE, count_by_comparisons, float32_at_most, sample_plan
+from tensorboard.summary._histogram_plan import NO_PLAN, count_by_comparisons, float32_at_most, sample_of, sample_plan
 from tensorboard.summary._histogram_sums import finite_sum, float64_sums
 
 __all__ = ["default_bucket_limits", "counts_and_range", "float_counts"]
@@ -162,7 +162,7 @@ def counts_and_range(flat: np.ndarray):
 
 def _sample_is_spread(flat: np.ndarray) -> bool:
     """Whether an evenly spaced sample of `flat` is finite and meets more than one default bucket."""
-    sample = flat[::max(1, flat.size // SAMPLE)]
+    sample = sample_of(flat)
     low, high = float(sample.min()), float(sample.max())
     if not (math.isfinite(low) and math.isfinite(high)):
         return False

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Plan", "sample_plan", "count_by_comparisons", "copy_kept", "float32_at_most", "NO_PLAN"]
+__all__ = ["Plan", "sample_of", "sample_plan", "count_by_comparisons", "copy_kept", "float32_at_most", "NO_PLAN"]
 
 SAMPLE = 256  # values sampled
 VALUE_SHARE = 0.375  # common values pay for their own pass from about a quarter of the data
@@ -47,9 +47,14 @@ def float32_at_most(limits: np.ndarray) -> np.ndarray:
     return np.where(rounded.astype(np.float64) > limits, np.nextafter(rounded, np.float32(-np.inf)), rounded)
 
 
+def sample_of(flat: np.ndarray) -> np.ndarray:
+    """An evenly spaced sample of about `SAMPLE` values of `flat` (a view)."""
+    return flat[::max(1, flat.size // SAMPLE)]
+
+
 def sample_plan(flat: np.ndarray, limits: np.ndarray, lanes: int) -> Plan:
     """The plan for finite float32/float64 `flat` from an evenly spaced sample; `lanes`: how many if any."""
-    sample = flat[::max(1, flat.size // SAMPLE)]
+    sample = sample_of(flat)
     hits = np.bincount(np.searchsorted(limits, sample, side="left"), minlength=len(limits))
     top = hits.max()
     if top < min(_EACH, LANE_SHARE) * sample.size:  # spread-out data (the usual case): nothing to plan

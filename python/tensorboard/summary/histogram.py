@@ -143,8 +143,8 @@ def histogram_proto(values: Any, bins: Bins = "tensorflow", max_bins: Optional[i
         limits, counts = _compact(edges[1:].astype(np.float64), counts)
     if max_bins is not None and len(counts) > max_bins:
         limits, counts = _limit_buckets(limits, counts, int(max_bins))
-    return summary_pb2.HistogramProto.FromString(wire.histogram_bytes(
-        lo, hi, float(array.size), total, squares, limits.astype(np.float64, copy=False), counts.astype(np.float64)))
+    return summary_pb2.HistogramProto.FromString(wire.histogram_bytes(lo, hi, float(array.size), total, squares,
+                                                                     limits, counts))
 
 
 def _raw_number(value: Any, name: str) -> float:

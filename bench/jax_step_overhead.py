@@ -11,6 +11,9 @@ bench's 20:
   copy-weights    one jitted copy of the step's 256x256 weights (another XLA program per step)
   copy-constant   one jitted copy of a constant 256x256 array (independent of the step)
   ours-snapshots  tensorboard's own snapshots of the loss and the weights (what add_* takes)
+  device-counts   the weights counted into the default buckets by a jitted JAX kernel (exact, with
+                  min, max and sums) plus our snapshot of the loss: counting on the device in place
+                  of the weights' snapshot and the host's encoding; results fetched after each block
 
     python bench/jax_step_overhead.py [--pairs 100] [--variants a,b,...]
 """
@@ -25,11 +28,34 @@ import time
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
-VARIANTS = ("nothing", "python-200us", "host-copy", "copy-weights", "copy-constant", "ours-snapshots")
+VARIANTS = ("nothing", "python-200us", "host-copy", "copy-weights", "copy-constant", "ours-snapshots",
+            "device-counts")
+
+
+def device_counter():
+    """A jitted count of float32 values into the default buckets on the device, exact: the host kernel's
+    table look-up and carry (tensorboard.summary._histogram_counts), a scatter-add, min, max and sums."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    from tensorboard.summary import _histogram_counts as counts
+
+    table = jnp.asarray(counts._cached("f", lambda: counts._key_table("f")))
+
+    @jax.jit
+    def count(values):
+        patterns = lax.bitcast_convert_type(values.ravel(), jnp.uint32)
+        keys = patterns + table[patterns >> 16]
+        keyed = jnp.zeros(counts._LANE_STRIDE, jnp.int32).at[(keys >> 16).astype(jnp.int32)].add(1)
+        return keyed, values.min(), values.max(), values.sum(), jnp.vdot(values, values)
+
+    return count
 
 
 def per_step_call(variant: str):
-    """The call `variant` makes after every step: (step, params, loss) -> None."""
+    """The call `variant` makes after every step: (step, params, loss) -> None; for device-counts,
+    (call, after_block) instead."""
     import jax
     import jax.numpy as jnp
 
@@ -60,6 +86,12 @@ def per_step_call(variant: str):
         from tensorboard._deferred import snapshot
 
         return lambda step, params, loss: keep(snapshot(loss, "jax"), snapshot(params["w1"], "jax"))
+    if variant == "device-counts":
+        from tensorboard._deferred import snapshot
+
+        count, results = device_counter(), []
+        return (lambda step, params, loss: results.append((snapshot(loss, "jax"), count(params["w1"]))),
+                lambda: (jax.device_get(results), results.clear()))
     raise ValueError(f"variant: expected one of {VARIANTS}, got {variant!r}")
 
 
@@ -82,7 +114,9 @@ def main() -> int:
     if args.worker:
         from async_worker import paired_loop
 
-        print(json.dumps(paired_loop("loop", per_step_call(args.worker), pairs=args.pairs)))
+        call = per_step_call(args.worker)
+        call, after_block = call if isinstance(call, tuple) else (call, None)
+        print(json.dumps(paired_loop("loop", call, after_block, pairs=args.pairs)))
         return 0
     results = {}
     print(f"~8 ms JAX loop: steps/s with the call after every step / without (median of {args.pairs} pairs)")

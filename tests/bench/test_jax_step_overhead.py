@@ -1,0 +1,31 @@
+"""The JAX loop diagnostic's device-side counting (bench/jax_step_overhead.py) is exact: the README
+compares the loop with it against the host kernel, so both must count the same buckets."""
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import REPO
+
+jax = pytest.importorskip("jax")
+sys.path.insert(0, str(REPO / "bench"))
+
+import jax_step_overhead  # noqa: E402
+
+from tensorboard.summary import _histogram_counts  # noqa: E402
+
+
+@pytest.mark.parametrize("scale", [0.05, 1.0, 1e-9, 1e5])
+def test_device_counts_equal_a_binary_search_over_the_default_limits(scale):
+    values = jax.random.normal(jax.random.PRNGKey(1), (256, 256)) * scale
+    keyed, low, high, total, squares = (np.asarray(part) for part in jax_step_overhead.device_counter()(values))
+    limits = _histogram_counts.default_bucket_limits()
+    mirror = _histogram_counts._MIRROR
+    counts = keyed[:len(limits)].astype(np.int64) + keyed[mirror - len(limits) + 1:mirror + 1][::-1]
+    host = np.asarray(values).ravel()
+    expected = np.bincount(np.searchsorted(limits, host.astype(np.float64), side="left"), minlength=len(limits))
+    assert counts.tolist() == expected.tolist()
+    assert (float(low), float(high)) == (float(host.min()), float(host.max()))
+    wide = host.astype(np.float64)  # float32 sums on the device: within float32 rounding of n terms
+    assert float(total) == pytest.approx(wide.sum(), abs=1e-6 * scale * host.size)
+    assert float(squares) == pytest.approx(np.dot(wide, wide), rel=1e-5)

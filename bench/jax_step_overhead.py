@@ -54,8 +54,8 @@ def device_counter():
 
 
 def per_step_call(variant: str):
-    """The call `variant` makes after every step: (step, params, loss) -> None; for device-counts,
-    (call, after_block) instead."""
+    """(call, after_block) for `variant`: the call made after every step, (step, params, loss) -> None,
+    and what ends each block with calls (None: nothing)."""
     import jax
     import jax.numpy as jnp
 
@@ -69,23 +69,23 @@ def per_step_call(variant: str):
             held.pop(0)
 
     if variant == "nothing":
-        return lambda step, params, loss: None
+        return (lambda step, params, loss: None), None
     if variant == "python-200us":
         def burn(step, params, loss):
             until = time.thread_time() + 200e-6
             while time.thread_time() < until:
                 pass
-        return burn
+        return burn, None
     if variant == "host-copy":
-        return lambda step, params, loss: (params["w1"].copy_to_host_async(), keep(params["w1"]))
+        return (lambda step, params, loss: (params["w1"].copy_to_host_async(), keep(params["w1"]))), None
     if variant == "copy-weights":
-        return lambda step, params, loss: keep(copy(params["w1"]))
+        return (lambda step, params, loss: keep(copy(params["w1"]))), None
     if variant == "copy-constant":
-        return lambda step, params, loss: keep(copy(constant))
+        return (lambda step, params, loss: keep(copy(constant))), None
     if variant == "ours-snapshots":
         from tensorboard._deferred import snapshot
 
-        return lambda step, params, loss: keep(snapshot(loss, "jax"), snapshot(params["w1"], "jax"))
+        return (lambda step, params, loss: keep(snapshot(loss, "jax"), snapshot(params["w1"], "jax"))), None
     if variant == "device-counts":
         from tensorboard._deferred import snapshot
 
@@ -114,8 +114,7 @@ def main() -> int:
     if args.worker:
         from async_worker import paired_loop
 
-        call = per_step_call(args.worker)
-        call, after_block = call if isinstance(call, tuple) else (call, None)
+        call, after_block = per_step_call(args.worker)
         print(json.dumps(paired_loop("loop", call, after_block, pairs=args.pairs)))
         return 0
     results = {}

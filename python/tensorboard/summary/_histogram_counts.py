@@ -41,7 +41,7 @@ import numpy as np
 from tensorboard.summary._histogram_plan import NO_PLAN, count_by_comparisons, float32_at_most, sample_of, sample_plan
 from tensorboard.summary._histogram_sums import finite_sum, float64_sums
 
-__all__ = ["default_bucket_limits", "counts_and_range", "float_counts"]
+__all__ = ["default_bucket_limits", "counts_and_range", "float_counts", "add_keyed"]
 
 _CELL_BITS = 16  # a cell: the top 16 bits of a value's pattern
 _NUM_CELLS = 1 << _CELL_BITS
@@ -231,12 +231,17 @@ def _count_chunks(flat: np.ndarray, fuse: bool):
             common, weights = plan.values.astype(np.float64), value_counts.astype(np.float64)
             total += float(np.dot(weights, common))
             squares += float(np.dot(weights, common * common))
-    keyed = keyed.reshape(plan.lanes, _LANE_STRIDE).sum(axis=0) if plan.lanes > 1 else keyed
-    counts += keyed[:len(limits)]
-    counts += keyed[_MIRROR - len(limits) + 1:_MIRROR + 1][::-1]  # bucket b of negative cells: index _MIRROR - b
+    add_keyed(counts, keyed.reshape(plan.lanes, _LANE_STRIDE).sum(axis=0) if plan.lanes > 1 else keyed)
     if not fuse:
         return counts, total, squares, math.nan, math.nan
     return counts, total, squares, float(np.min(lows)), float(np.max(highs))  # NaN if any chunk's is
+
+
+def add_keyed(counts: np.ndarray, keyed) -> None:
+    """Adds counts by key (one lane: bucket b at index b, or `_MIRROR` - b for negative cells) to the
+    bucket `counts`; the device kernel of bench/jax_step_overhead.py keys its counts the same way."""
+    counts += keyed[:len(counts)]
+    counts += keyed[_MIRROR - len(counts) + 1:_MIRROR + 1][::-1]
 
 
 def _lane_steps(size: int, char: str) -> np.ndarray:

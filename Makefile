@@ -7,7 +7,7 @@ PYTHON ?= python3
 # The demo's port; the quick-start test picks a free one (DEMO_PORT=... make demo).
 DEMO_PORT ?= 6006
 
-.PHONY: proto renderer wheel install demo test bench clean
+.PHONY: proto renderer wheel install demo test bench docs release clean
 
 proto:
 	bash tools/gen_protos.sh
@@ -18,7 +18,8 @@ renderer:
 wheel:
 	bash tools/pip_package/build_pip_package.sh dist
 
-# The installer is idempotent (apt/venv steps are skipped when done).
+# The installer is idempotent: apt/venv steps are skipped when done, an unchanged wheel is neither
+# rebuilt nor reinstalled. `make wheel` needs no root once bazel-bootstrap, patch and python3-venv exist.
 install:
 	TB_VENV="$(CURDIR)/$(VENV)" bash installer.sh $(INSTALL_FLAGS)
 
@@ -26,7 +27,8 @@ install:
 # `make demo` works on a machine nothing else prepared.
 demo: install
 	$(VENV)/bin/python -m pip install -q -r demo/requirements.txt
-	$(VENV)/bin/python demo/demo.py --logdir demo_logs
+	$(VENV)/bin/python demo/demo.py --logdir demo_logs --port $(DEMO_PORT)
+	@echo "demo: serving demo_logs at http://localhost:$(DEMO_PORT)/ (Ctrl-C stops it)"
 	exec $(VENV)/bin/tensorboard --logdir demo_logs --port $(DEMO_PORT)
 
 # Browser tests need chromium (apt); the installer adds it with --with-browser.
@@ -36,9 +38,20 @@ test: install
 	bash tools/test_envs.sh
 	TB_STRICT=1 REQUIRE_MXNET=1 $(VENV)/bin/python -m pytest -q tests
 
+# The documentation site (MkDocs + Material + mkdocstrings) into site/, strict: a broken link fails.
+docs:
+	bash tools/build_docs.sh
+
+# The release: the wheel and its SHA256SUMS in dist/.
+release:
+	bash tools/release.sh
+
+# Every benchmark the figures come from (~20-30 min on 2 cores), then docs/benchmarks.md rendered from
+# the run; the exit status is run.py's (1 when a target is missed), after the page is written.
 bench: install
 	bash tools/test_envs.sh
-	$(VENV)/bin/python bench/run.py
+	status=0; $(VENV)/bin/python bench/run.py --extras-reps 2 || status=$$?; \
+	$(VENV)/bin/python bench/write_page.py && exit $$status
 
 clean:
 	-bazel clean --expunge

@@ -1,9 +1,9 @@
 """What one extra call per step costs bench/async_log.py's ~8 ms JAX loop: where its logging cost comes from.
 
-Not part of `make bench` (about 7 minutes): a diagnostic behind the README's account of the loop's
-missed goal. Each variant runs in a fresh process (.venv, the source tree) as paired blocks with
-and without the call (bench/async_worker.paired_loop), 100 pairs for a finer median than the
-bench's 20:
+A diagnostic behind docs/design-decisions.md's account of the JAX loop's logging cost (about 7 minutes at 100 pairs;
+`make bench` runs it through bench/run.py with 10 pairs per --extras-reps). Each variant runs in a
+fresh process (.venv, the source tree) as paired blocks with and without the call
+(bench/async_worker.paired_loop), by default 100 pairs for a finer median than the bench's 20:
 
   nothing         no call at all: the blocks are identical, so this is the noise floor
   python-200us    200 us of pure-Python CPU in the caller per step

@@ -110,7 +110,14 @@ def run_one(lib: str, workload: str, crc: str, check: bool, tmp_root: str, timeo
     return json.loads(lines[-1])
 
 
-def run_extra(name: str, timeout: float) -> dict | None:
+def extras_plan(reps: int) -> list[tuple[str, list[str], float]]:
+    """(script, its arguments, timeout) of each extra benchmark; `reps` fresh processes per measurement."""
+    return [("startup.py", [], 600), ("soak.py", [], 900), ("read.py", ["--reps", str(reps)], 3600),
+            ("histogram_dists.py", ["--reps", str(reps)], 3600), ("async_log.py", ["--reps", str(reps)], 1800),
+            ("jax_step_overhead.py", ["--pairs", str(10 * reps)], 1800), ("first_call.py", ["--reps", str(reps)], 1800)]
+
+
+def run_extra(name: str, args: list[str], timeout: float) -> dict | None:
     """Runs one of the extra benchmarks (bench/startup.py, soak.py, ...) and keeps the last JSON line it prints."""
     path = os.path.join(BENCH, name)
     if not os.path.exists(path):
@@ -118,10 +125,11 @@ def run_extra(name: str, timeout: float) -> dict | None:
     python, env = env_for("ours")
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run([python, path], env=env, cwd=REPO, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run([python, path, *args], env=env, cwd=REPO, capture_output=True, text=True,
+                              timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {"error": f"timed out after {timeout:.0f} s"}
-    result: dict = {"wall_s": time.perf_counter() - t0}
+        return {"error": f"timed out after {timeout:.0f} s", "args": args}
+    result: dict = {"wall_s": time.perf_counter() - t0, "args": args}
     for line in reversed(proc.stdout.splitlines()):
         try:
             result.update(json.loads(line))
@@ -130,8 +138,8 @@ def run_extra(name: str, timeout: float) -> dict | None:
             continue
     else:
         result["error"] = (proc.stderr or proc.stdout).strip().splitlines()[-3:] or f"exit {proc.returncode}"
-    if proc.returncode != 0:
-        result.setdefault("error", f"exit {proc.returncode}: {(proc.stderr or '').strip().splitlines()[-1:]}")
+    if proc.returncode != 0:  # after its result a script exits 1 for a missed goal (target_met says which)
+        result["exit_status"] = proc.returncode
     return result
 
 
@@ -280,8 +288,31 @@ def machine() -> dict:
     except (ValueError, OSError):
         pass
     return {"cpu": cpu, "cores": os.cpu_count(), "mem_gb": round(mem_gb, 1) if mem_gb else None,
-            "os": platform.platform(), "python": platform.python_version(),
+            "os": platform.platform(), "python": platform.python_version(), "numpy": _version_of("numpy"),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "git_commit": git_commit(),
             "loadavg_start": os.getloadavg() if hasattr(os, "getloadavg") else None}
+
+
+def _version_of(distribution: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def git_commit() -> str | None:
+    """The checkout's commit, with "+changes" when the working tree differs from it (None outside git)."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, timeout=30)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
+                               capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if head.returncode != 0:
+        return None
+    return head.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
 
 
 def main(argv=None) -> int:
@@ -290,7 +321,11 @@ def main(argv=None) -> int:
     parser.add_argument("--workloads", nargs="+", choices=list(WORKLOADS), default=list(WORKLOADS))
     parser.add_argument("--libs", nargs="+", choices=list(LIBS) + [TORCH_OURS], default=list(LIBS) + [TORCH_OURS])
     parser.add_argument("--no-refs", action="store_true", help="skip the plain-loop reference rows")
-    parser.add_argument("--no-extras", action="store_true", help="skip bench/startup.py, bench/soak.py, bench/read.py, bench/histogram_dists.py and bench/async_log.py")
+    parser.add_argument("--no-extras", action="store_true", help="skip bench/startup.py, soak.py, read.py, "
+                        "histogram_dists.py, async_log.py and jax_step_overhead.py")
+    parser.add_argument("--extras-reps", type=int, default=3,
+                        help="fresh processes per measurement of read.py, histogram_dists.py and async_log.py "
+                             "(jax_step_overhead.py: 10x as many pairs); default 3")
     parser.add_argument("--crc", choices=("installed", "python"), default="installed",
                         help="installed: each library with the CRC-32C its environment gives it (default); "
                              "python: hide native crc32c so all use pure Python (what a bare pip install gives)")
@@ -332,9 +367,8 @@ def main(argv=None) -> int:
 
     extras = {}
     if not args.no_extras:
-        for name, timeout in (("startup.py", 600), ("soak.py", 900), ("read.py", 3600), ("histogram_dists.py", 3600),
-                              ("async_log.py", 1800)):
-            result = run_extra(name, timeout)
+        for name, extra_args, timeout in extras_plan(args.extras_reps):
+            result = run_extra(name, extra_args, timeout)
             if result is not None:
                 extras[name] = result
                 print(f"  {name}: {json.dumps(result)[:400]}", flush=True)
@@ -373,7 +407,7 @@ def main(argv=None) -> int:
     print(f"bench: wrote {os.path.relpath(args.out, REPO)}/results.json and table.md in {elapsed:.0f} s")
     all_met = all(all(s.get("targets", {}).values()) for by in summary.values()
                   for s in [by.get("ours", {}), by.get(TORCH_OURS, {})])
-    extras_ok = all("error" not in r and r.get("target_met", True) for r in extras.values())
+    extras_ok = all("error" not in r and r.get("target_met", True) and not r.get("exit_status") for r in extras.values())
     return 0 if all_met and extras_ok and not errors else 1
 
 

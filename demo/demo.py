@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Standalone TensorBoard demo: trains a small digit classifier and logs every data type.
 
-    python demo/demo.py --logdir demo_logs [--framework auto|mxnet|numpy] [--epochs 30]
-    tensorboard --logdir demo_logs
+    .venv/bin/python demo/demo.py --logdir demo_logs [--framework auto|mxnet|numpy] [--epochs 30] [--port 6006]
+    .venv/bin/tensorboard --logdir demo_logs --port 6006
 
 Data: scikit-learn's bundled 8x8 handwritten digits (`load_digits()`, no download).
 Model: a 64-32-10 MLP, trained with SGD + momentum at three learning rates, one run each
@@ -12,14 +12,20 @@ otherwise a NumPy implementation with hand-written backprop.
 Logged: loss/accuracy curves (train vs. validation as sub-runs too), weight and gradient
 histograms, input digits, misclassified digits, a confusion-matrix figure (matplotlib;
 an image without it), audio (a tone per predicted digit), text notes, per-digit PR curves,
-hparams (learning rate -> final accuracy/loss), the model graph and hidden-layer
-embeddings with digit sprites for the Projector.
+hparams (learning rate -> final accuracy/loss), the model graph, hidden-layer
+embeddings with digit sprites for the Projector, a Custom Scalars layout (train vs validation,
+the batch losses' range as a margin) and the hidden layer as a 3-D point cloud (Mesh).
+
+Each run starts from a fresh logdir: a directory this script wrote (it holds the marker file
+`.tensorboard-demo`) is removed first; any other non-empty directory is refused.
 """
 from __future__ import annotations
 
 import argparse
 import math
 import os
+import shlex
+import shutil
 import sys
 import time
 from typing import Any
@@ -37,6 +43,17 @@ from tensorboard.graph import GraphBuilder  # noqa: E402
 HIDDEN = 32
 CLASSES = 10
 LEARNING_RATES = (0.01, 0.1, 0.5)
+MARKER = ".tensorboard-demo"  # written into the logdir: the demo only ever removes a directory holding it
+# one colour per digit for the 3-D point cloud (uint8 RGB)
+DIGIT_COLORS = np.array([[31, 119, 180], [255, 127, 14], [44, 160, 44], [214, 39, 40], [148, 103, 189],
+                         [140, 86, 75], [227, 119, 194], [127, 127, 127], [188, 189, 34], [23, 190, 207]],
+                        dtype=np.uint8)
+LAYOUT = {
+    "loss": {"train vs validation": ["Multiline", [r"^loss/(train|validation)$"]],
+             "train: epoch mean, batch min..max": ["Margin", ["loss/train", "loss/train_batch_min",
+                                                              "loss/train_batch_max"]]},
+    "accuracy": {"train vs validation": ["Multiline", [r"^accuracy/(train|validation)$"]]},
+}
 
 
 # -- data ----------------------------------------------------------------------------------
@@ -218,6 +235,14 @@ def log_confusion(writer: Any, matrix: np.ndarray, step: int) -> None:
     writer.add_figure("confusion_matrix", fig, global_step=step)
 
 
+def point_cloud(hidden: np.ndarray) -> np.ndarray:
+    """Hidden activations projected on their first three principal axes: [1, N, 3] float32, within [-1, 1]."""
+    centred = hidden - hidden.mean(axis=0)
+    _, _, axes = np.linalg.svd(centred, full_matrices=False)
+    points = centred @ axes[:3].T
+    return (points / max(float(np.abs(points).max()), 1e-12))[None].astype(np.float32)
+
+
 def tones(predictions: np.ndarray, sample_rate: int = 16000, seconds: float = 0.25) -> np.ndarray:
     """One short tone per predicted digit: digit d sounds at 440 Hz * 2^(d/12)."""
     t = np.arange(int(sample_rate * seconds)) / sample_rate
@@ -245,6 +270,7 @@ def train_run(logdir: str, lr: float, model_class, data: dict, epochs: int, batc
     writer.add_text("notes/setup", f"Run `{os.path.basename(logdir)}`: {model.name} MLP on scikit-learn digits "
                     f"({len(x_train)} train / {len(x_val)} validation), lr={lr}, batch {batch}.", 0)
     writer.add_images("digits/train_samples", upscale(x_train[:32]), 0)
+    writer.add_custom_scalars(LAYOUT)
     start, step = time.time(), 0
     for epoch in range(1, epochs + 1):
         order = rng.permutation(len(x_train))
@@ -260,6 +286,8 @@ def train_run(logdir: str, lr: float, model_class, data: dict, epochs: int, batc
         train_acc = float((probs_train.argmax(1) == y_train).mean())
         val_acc = float((probs_val.argmax(1) == y_val).mean())
         writer.add_scalar("loss/train", train_loss, epoch)
+        writer.add_scalar("loss/train_batch_min", float(np.min(losses)), epoch)
+        writer.add_scalar("loss/train_batch_max", float(np.max(losses)), epoch)
         writer.add_scalar("loss/validation", val_loss, epoch)
         writer.add_scalar("accuracy/train", train_acc, epoch)
         writer.add_scalar("accuracy/validation", val_acc, epoch)
@@ -274,6 +302,8 @@ def train_run(logdir: str, lr: float, model_class, data: dict, epochs: int, batc
         if epoch % max(1, epochs // 3) == 0 or epoch == epochs:
             for digit in range(CLASSES):
                 writer.add_pr_curve(f"pr_curve/digit_{digit}", y_val == digit, probs_val[:, digit], global_step=epoch)
+            writer.add_mesh("hidden_layer_3d", point_cloud(hidden_val), colors=DIGIT_COLORS[y_val][None],
+                            config_dict={"material": {"cls": "PointsMaterial", "size": 0.05}}, global_step=epoch)
     seconds = time.time() - start
     predictions = probs_val.argmax(1)
     matrix = confusion(y_val, predictions)
@@ -296,6 +326,32 @@ def train_run(logdir: str, lr: float, model_class, data: dict, epochs: int, batc
     return {"accuracy": val_acc, "loss": val_loss, "seconds": seconds}
 
 
+def fresh_logdir(logdir: str) -> None:
+    """Empties `logdir` when this script wrote it (it holds MARKER); refuses any other non-empty directory."""
+    if os.path.isdir(logdir) and os.listdir(logdir):
+        if not os.path.isfile(os.path.join(logdir, MARKER)):
+            sys.exit(f"demo: {logdir} exists and was not written by demo.py (no {MARKER} file in it); "
+                     f"pass another --logdir, or remove {logdir} yourself")
+        shutil.rmtree(logdir)
+    elif os.path.exists(logdir) and not os.path.isdir(logdir):
+        sys.exit(f"demo: --logdir {logdir} is a file, not a directory")
+    os.makedirs(logdir, exist_ok=True)
+    with open(os.path.join(logdir, MARKER), "w") as f:
+        f.write("Written by demo/demo.py: running it again removes this directory and writes it afresh.\n")
+
+
+def launcher_command(logdir: str, port: int) -> str:
+    """A command that serves `logdir` as printed: the `tensorboard` next to this interpreter when there is one."""
+    here = os.path.join(os.path.dirname(sys.executable), "tensorboard")
+    if os.path.exists(here):
+        relative = os.path.relpath(here)
+        launcher = relative if not relative.startswith("..") else here
+        launcher = launcher if os.sep in launcher else os.path.join(".", launcher)
+    else:
+        launcher = shutil.which("tensorboard") or "tensorboard"
+    return f"{shlex.quote(launcher)} --logdir {shlex.quote(logdir)} --port {port}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--logdir", default="demo_logs", help="where to write the runs (default: demo_logs)")
@@ -304,9 +360,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--port", type=int, default=os.environ.get("DEMO_PORT", "6006"),
+                        help="the port the printed tensorboard command uses (default: $DEMO_PORT, else 6006)")
     args = parser.parse_args(argv)
     data = load_data(args.seed)
     model_class = pick_model(args.framework)
+    fresh_logdir(args.logdir)
     print(f"demo: {model_class.name} MLP on {len(data['x_train'])} digits, {args.epochs} epochs, "
           f"learning rates {', '.join(map(str, LEARNING_RATES))} -> {args.logdir}")
     for index, lr in enumerate(LEARNING_RATES):
@@ -314,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
                            args.batch_size, args.seed, rich=(index == 1))
         print(f"demo: lr={lr}: validation accuracy {result['accuracy']:.3f}, loss {result['loss']:.3f} "
               f"({result['seconds']:.1f} s)")
-    print(f"demo: done. View it with: tensorboard --logdir {args.logdir}")
+    print(f"demo: done. View it with: {launcher_command(args.logdir, args.port)}  "
+          f"(then open http://localhost:{args.port}/)")
     return 0
 
 

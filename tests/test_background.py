@@ -48,11 +48,12 @@ class StalledEncoder:
 def test_the_encoder_thread_runs_at_idle_priority(tmp_path):
     with tensorboard.SummaryWriter(tmp_path) as writer:
         writer.add_scalar("x", jnp.float32(1.0), 0)
-    thread = _background.encoder_thread()
-    assert thread is not None and thread.is_alive()
-    if sys.platform.startswith("linux"):
-        assert _background.idle_priority_set()
-        assert os.sched_getscheduler(thread.native_id) == os.SCHED_IDLE
+        with StalledEncoder():  # keeps the encoder busy, so it is alive while we look
+            thread = _background.encoder_thread()
+            assert thread is not None and thread.is_alive()
+            if sys.platform.startswith("linux"):
+                assert _background.idle_priority_set()
+                assert os.sched_getscheduler(thread.native_id) == os.SCHED_IDLE
     assert scalars(tmp_path, "x") == [(0, 1.0)]
 
 

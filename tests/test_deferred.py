@@ -174,7 +174,7 @@ BAD_PENDING_CALLS = [  # (call on a writer, the argument its error must name fir
     (lambda w: w.add_histogram("h", jnp.zeros((0,)), 0), r"values: cannot make a histogram of an empty array"),
     (lambda w: w.add_histogram("h", jnp.ones(3), 0, bins=-1), r"bins: "),
     (lambda w: w.add_histogram("h", jnp.ones(3), 0, max_bins=0), r"max_bins: "),
-    (lambda w: w.add_audio("a", jnp.zeros((2, 3, 4)), 8000, 0), r"tensor: expected \(length,\) or"),
+    (lambda w: w.add_audio("a", jnp.zeros((2, 3, 4)), 0, 8000), r"snd_tensor: expected \(length,\) or"),
     (lambda w: w.add_audio("a", jnp.zeros(8), sample_rate=0.5, global_step=0), r"sample_rate: "),
     (lambda w: w.add_video("v", jnp.zeros((1, 2, 5, 4, 4)), 0), r"tensor: expected 1, 3 or 4 channels"),
     (lambda w: w.add_video("v", jnp.zeros((1, 2, 3, 4, 4)), 0, fps=0), r"fps: "),
@@ -199,7 +199,7 @@ BAD_PENDING_CALLS = [  # (call on a writer, the argument its error must name fir
     (lambda w: w.add_image("i", jnp.ones((3, 4, 4), jnp.complex64), 0), r"image: expected numeric values"),
     (lambda w: w.add_pr_curve("p", np.ones(2), jnp.ones(2, jnp.complex64), 0), r"predictions: expected numeric"),
     (lambda w: w.add_pr_curve("p", np.ones(2, np.complex64), jnp.ones(2), 0), r"labels: expected numeric values"),
-    (lambda w: w.add_audio("a", jnp.zeros(8, bool), 8000, 0), r"tensor: bool samples have no PCM scale"),
+    (lambda w: w.add_audio("a", jnp.zeros(8, bool), 0, 8000), r"snd_tensor: bool samples have no PCM scale"),
 ]
 
 
@@ -379,3 +379,66 @@ def test_pending_values_respect_the_queue_bound_when_the_encoder_gets_no_cpu(tmp
     writer.close()
     assert longest <= 70  # the bound (50 items) plus one batch of max_queue
     assert [s for s, _ in scalars(tmp_path, "x")] == list(range(500))
+
+
+class _CompileLog:
+    """Counts JAX's "Compiling ..." log records, by the thread that compiled."""
+
+    def __init__(self):
+        import logging
+
+        self.records: list[tuple[str, str]] = []
+        self.logger = logging.getLogger("jax")
+        self.handler = logging.Handler()
+        self.handler.emit = lambda record: self.records.append((record.threadName, record.getMessage()[:80])) \
+            if record.getMessage().startswith("Compiling") else None
+
+    def __enter__(self):
+        self.logger.addHandler(self.handler)
+        self.previous = jax.config.jax_log_compiles
+        jax.config.update("jax_log_compiles", True)
+        return self
+
+    def __exit__(self, *exc_info):
+        jax.config.update("jax_log_compiles", self.previous)
+        self.logger.removeHandler(self.handler)
+
+
+def test_a_new_shape_or_dtype_compiles_nothing_in_the_callers_thread(tmp_path):
+    """The snapshot of a JAX value is a buffer copy, not a jitted function: nothing is compiled per
+    shape or dtype in the caller's thread (a compile there is what stalled the first call)."""
+    values = [jnp.arange(float(n)).reshape(shape) for n, shape in ((6, (6,)), (12, (3, 4)), (24, (2, 3, 4)))]
+    values += [jnp.arange(7, dtype=jnp.int32), jnp.ones(5, jnp.bfloat16), jnp.float16(2.0) * jnp.ones(())]
+    image, clip = jnp.full((3, 4, 5), 0.5, jnp.float32), jnp.zeros((2, 40), jnp.float32)
+    for value in [*values, image, clip]:  # made (and their makers compiled) before logging starts
+        value.block_until_ready()
+    with tensorboard.SummaryWriter(tmp_path) as writer, _CompileLog() as log:
+        writer.add_scalar("first", values[-1], 0)
+        for index, value in enumerate(values):
+            writer.add_histogram(f"h{index}", value, 1)
+        writer.add_scalars("pair", {"a": values[-1]}, 2)
+        writer.add_image("img", image, 3)
+        writer.add_audio("clip", clip, 4, 8000)
+        caller = threading.current_thread().name
+        compiled_here = [message for thread, message in log.records if thread == caller]
+    assert compiled_here == []
+    run = upstream_read(tmp_path)["runs"]["."]
+    assert [run["histograms"][f"h{i}"][0][1]["num"] for i in range(len(values))] == [6, 12, 24, 7, 5, 1]
+    assert scalars(tmp_path, "first") == [(0, 2.0)]
+
+
+def test_donated_and_updated_buffers_log_their_value_at_the_call(tmp_path):
+    step = jax.jit(lambda w: w * 0 - 1, donate_argnums=0)
+    slow = jax.jit(lambda w: jnp.tanh(w @ w.T / 64.0).sum(axis=1) * 0 + w.sum(axis=1))
+    base = jnp.ones((256, 256), jnp.float32)
+    with tensorboard.SummaryWriter(tmp_path) as writer:
+        for index in range(3):
+            weights = slow(base * (index + 1))  # still computing at the call
+            writer.add_histogram("w", weights, index)
+            writer.add_scalar("sum", weights.sum(), index)
+            step(weights)  # donates the buffer: it is reused or freed at once
+            assert weights.is_deleted()
+    run = upstream_read(tmp_path)["runs"]["."]
+    assert [(s, h["min"], h["max"], h["num"]) for s, h in run["histograms"]["w"]] == \
+        [(i, 256.0 * (i + 1), 256.0 * (i + 1), 256) for i in range(3)]
+    assert scalars(tmp_path, "sum") == [(i, 65536.0 * (i + 1)) for i in range(3)]

@@ -1,6 +1,6 @@
-"""Moving over is an import change: MXBoard's, tensorboardX's and torch's calls behave as there, and
-a call written in another library's argument order is followed or refused, never misread. What is
-written is read back by upstream's reader."""
+"""Moving over is an import change: MXBoard's, tensorboardX's and torch's calls behave as there (MXBoard's
+positional orders through tensorboard.mxboard.SummaryWriter, see tests/test_orders.py). What is written
+is read back by upstream's reader."""
 from __future__ import annotations
 
 import json
@@ -126,74 +126,12 @@ def test_beyond_float32_warns_or_is_kept_exactly_with_double_precision(tmp_path)
     assert run["metadata"]["new"]["plugin_name"] == "scalars"
 
 
-# -- argument orders that differ between the libraries ----------------------------------------------
-
-def tone(n=800):
-    return np.sin(np.linspace(0, 60, n)).astype(np.float32)
-
-
-def test_add_audio_follows_the_seeds_and_refuses_torch_order_it_cannot_tell_apart(tmp_path):
-    with tensorboard.SummaryWriter(tmp_path) as sw:
-        for bad in ((3,), (0,), (5000,), (3, 7)):
-            with pytest.raises(TypeError, match=r"\(tag, audio, sample_rate, global_step\).*"
-                                                r"\(tag, snd_tensor, global_step, sample_rate\)"):
-                sw.add_audio("a", tone(), *bad)
-        sw.add_audio("seed1", tone(), 16000)             # seeds: sample_rate
-        sw.add_audio("seed2", tone(), 8000, 4)           # seeds: sample_rate, global_step
-        sw.add_audio("torch2", tone(), 5, 22050)         # only torch's order fits: step 5, 22.05 kHz
-        sw.add_audio("torch3", tone(), 6, 48000, None)   # five positionals exist only in torch's order
-        sw.add_audio("kw", snd_tensor=tone(), global_step=7, sample_rate=11025)
-        sw.add_audio("torchkw", tone(), 8, sample_rate=24000)
-    audio = upstream_read(tmp_path)["runs"]["."]["audio"]
-    got = {tag: (events[0][0], events[0][1]) for tag, events in audio.items()}
-    assert got == {"seed1": (0, 16000), "seed2": (4, 8000), "torch2": (5, 22050), "torch3": (6, 48000),
-                   "kw": (7, 11025), "torchkw": (8, 24000)}
-
-
-def test_add_pr_curve_orders(tmp_path):
-    labels, predictions = np.array([1, 0, 1, 1, 0] * 4), np.linspace(0.05, 0.95, 20)
-    with tensorboard.SummaryWriter(tmp_path) as sw:
-        sw.add_pr_curve("tbx0", labels, predictions, 0)                  # tensorboardX's docstring call
-        with pytest.warns(UserWarning, match="read as global_step=3"):
-            sw.add_pr_curve("tbx3", labels, predictions, 3)
-        sw.add_pr_curve("tbx", labels, predictions, 0, 11)                # (global_step, num_thresholds)
-        sw.add_pr_curve("mx", labels, predictions, 21, 1)                 # MXBoard: (num_thresholds, global_step)
-        sw.add_pr_curve("mxkw", labels, predictions, 9, global_step=2)    # MXBoard with a keyword step
-        with pytest.raises(TypeError, match="ambiguous"):
-            sw.add_pr_curve("both", labels, predictions, 5, 7)
-        with pytest.raises(TypeError, match="ambiguous"):
-            sw.add_pr_curve("both", labels, predictions, 4, 11)
-    run = upstream_read(tmp_path)["runs"]["."]
-    shapes = {tag: (events[0][0], as_array(events[0][2]).shape[1]) for tag, events in run["tensors"].items()
-              if run["metadata"][tag]["plugin_name"] == "pr_curves"}
-    assert shapes == {"tbx0": (0, 127), "tbx3": (3, 127), "tbx": (0, 11), "mx": (1, 21), "mxkw": (2, 9)}
-
-
-def test_add_histogram_takes_seed_001s_bins_in_third_place(tmp_path):
-    import torch
-
-    with tensorboard.SummaryWriter(tmp_path) as sw:
-        sw.add_histogram("seed", np.arange(100.0), "auto", 3)
-        sw.add_histogram("torch", np.arange(100.0), 4, bins=5)
-        # one element is a step, not a sequence of edges (a bucket needs two)
-        sw.add_histogram("one", np.arange(100.0), torch.tensor([5]))
-        sw.add_histogram("one", np.arange(100.0), np.array([7]))
-        with pytest.raises(TypeError, match=r"^global_step must be an int, got list"):
-            sw.add_histogram("bad", np.arange(100.0), [7])
-        with pytest.raises(ValueError, match=r"^bins: a sequence of edges needs at least two"):
-            sw.add_histogram("bad", np.arange(100.0), 8, bins=[5])
-    hist = upstream_read(tmp_path)["runs"]["."]["histograms"]
-    assert hist["seed"][0][0] == 3 and len(hist["seed"][0][1]["bucket"]) == len(np.histogram_bin_edges(
-        np.arange(100.0), "auto")) - 1
-    assert hist["torch"][0][0] == 4 and len(hist["torch"][0][1]["bucket"]) == 5
-    assert [step for step, _ in hist["one"]] == [5, 7] and all(h["num"] == 100 for _, h in hist["one"])
-    assert "bad" not in hist
-
+# -- argument orders: one per class, tested in tests/test_orders.py ------------------------------------
 
 def test_add_hparams_name_and_positional_forms(tmp_path):
     with tensorboard.SummaryWriter(tmp_path) as sw:
         sw.add_hparams({"lr": 0.1}, {"hparam/acc": 0.5}, name="tbx_kw")
-        sw.add_hparams({"lr": 0.2}, {"hparam/acc": 0.6}, "tbx_pos", 3)         # tensorboardX: name, global_step
+        sw.add_hparams({"lr": 0.2}, {"hparam/acc": 0.6}, name="tbx_pos", global_step=3)  # tensorboardX's keywords
         sw.add_hparams({"lr": 0.3}, {"hparam/acc": 0.7}, {"lr": [0.3, 0.4]}, "torch_pos", 4)  # torch
         with pytest.raises(TypeError, match="'run_name' and its alias 'name'"):
             sw.add_hparams({"lr": 0.1}, {"hparam/acc": 0.5}, run_name="a", name="b")

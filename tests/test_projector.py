@@ -280,3 +280,23 @@ def test_a_sprite_beyond_the_projectors_8192_px_is_left_out_with_a_warning(tmp_p
     assert big["sprite"] is None and big["metadata"][-1] == "9999" and as_array(big["tensor"]).shape == (10000, 2)
     assert fits["sprite"]["single_image_dim"] == [81, 81]
     assert projector.sprite_image(np.zeros((4, 1, 4096, 4096), np.uint8), 4).shape == (8192, 8192, 1)
+
+
+def test_an_embedding_beyond_the_bound_is_refused_before_anything_is_written(tmp_path, monkeypatch):
+    monkeypatch.setattr(projector, "MAX_EMBEDDING_VALUES", 100)
+    with pytest.raises(ValueError, match=r"^mat: 11x10 = 110 values, more than the 100 the Projector can load"):
+        projector.write_embedding(FS, str(tmp_path), np.zeros((11, 10)), tag="big")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_sprite_too_big_is_not_allocated(tmp_path):
+    import tracemalloc
+
+    images = np.zeros((10000, 1, 100, 90), np.uint8)  # a 10000x9000 sprite: 90 MB if tiled
+    tracemalloc.start()
+    try:
+        assert projector.sprite_image(images, 10000) is None
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20

@@ -87,4 +87,10 @@ fi
 
 # -- MXNet ---------------------------------------------------------------------------------------
 bash tools/mxnet_env.sh
+
+# -- further environments: one idempotent script each (docs, release installs, ...) --------------
+for env_script in tools/envs/*.sh; do
+  [ -e "$env_script" ] || continue
+  bash "$env_script"
+done
 log "ready"

@@ -30,6 +30,8 @@ def __getattr__(name: str):
 
     if name in _WRITERS:
         return getattr(importlib.import_module("tensorboard.writer"), name)
+    if name == "_lazy":  # upstream's __init__ has `from tensorboard import lazy as _lazy`
+        return importlib.import_module("tensorboard.lazy")
 
     try:
         return importlib.import_module(f"tensorboard.{name}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 
 from tensorboard import _background
 from tensorboard._deferred import Deferred, DeferredValueError
@@ -38,6 +39,7 @@ class DeferredWrites:
         self._waiters_lock = threading.Lock()
         self._exiting = False  # set without a lock by the exit/SIGTERM flush
         self._head_deadline = float("inf")  # when a held-back deferred event must be encoded by the writer
+        self._unsubmitted: deque = deque()  # queued while no encoder ran: the writer thread submits them
 
     def write_deferred(self, item: Deferred) -> None:
         """Queues an event whose value is converted and encoded in the background (see tensorboard._deferred).
@@ -55,7 +57,11 @@ class DeferredWrites:
         queue = self._queue
         queue.append(item)
         self._bytes_in += self._PER_ITEM_OVERHEAD
-        _background.submit(item)
+        if _background_alive():
+            _background.submit(item)
+        else:  # starting the encoder waits until its thread runs (10-60 ms on busy cores): the writer thread does
+            self._unsubmitted.append(item)
+            self._wake.set()
         if len(queue) % self._max_queue == 0:  # like write(): the writer wakes for batches, not for each event
             self._wake.set()
             if self._bytes_in - self._bytes_out > self._max_pending_bytes:  # the queue's own bound too: an
@@ -87,6 +93,11 @@ class DeferredWrites:
     def _holds_back(self, item: Deferred) -> bool:
         """Writer thread: whether to leave `item` (not yet encoded in the background) at the queue's
         head for a later wake-up, rather than encode it here at normal priority."""
+        if self._unsubmitted:  # callers queued values while no encoder ran: start it here, hand them over, and
+            while self._unsubmitted:  # go back to sleep as if this wake-up (only for that) had not happened
+                _background.submit(self._unsubmitted.popleft())
+            if not (self._waiters > 0 or self._exiting or self._closed):
+                return True
         if item.done or self._waiters > 0 or self._exiting or self._closed or not _background_alive():
             return False
         deadline = item.queued_at + self._flush_secs

@@ -2,11 +2,11 @@
 and meshes. Each converts nothing itself: `tensorboard.summary` encodes, the writer queues."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from tensorboard import _deferred, _orders
+from tensorboard import _deferred
 from tensorboard._args import check_tag, pick, require
+from tensorboard._positional import states_order
 from tensorboard.src import summary_pb2
 
 
@@ -34,19 +34,6 @@ def _private_copy(value: Any, name: str) -> Any:
     from tensorboard.convert import check_numeric, to_numpy
 
     return np.array(check_numeric(to_numpy(value, name), name), copy=True)
-
-
-def _is_bins(value: Any) -> bool:
-    """True for what can only be seed 001's positional `bins`: a str rule or a sequence of edges.
-
-    One element is no sequence of edges (a bucket needs two) but may be a step: [5], a 1-element tensor.
-    """
-    if isinstance(value, (list, tuple)):
-        return len(value) != 1
-    if isinstance(value, str):
-        return True
-    shape = getattr(value, "shape", None)
-    return shape is not None and len(shape) >= 1 and math.prod(int(d) for d in shape) != 1
 
 
 class MediaMethods:
@@ -82,18 +69,14 @@ class MediaMethods:
         self._add_later(tag, tuple(private), kinds, global_step, walltime, make_summary)
         return True
 
+    @states_order
     def add_histogram(self, tag: str, values=None, global_step=None, bins="tensorflow", walltime=None,
                       max_bins: int | None = None) -> None:
-        """Logs a histogram of `values`; `bins` as in numpy.histogram, or TensorBoard's default buckets.
-
-        Positional order (tag, values, global_step, bins) as MXBoard, tensorboardX and torch; seed 001's
-        (tag, values, bins, global_step) is recognised when the third argument is a str or a sequence.
-        """
+        """Logs a histogram of `values`; `bins` as in numpy.histogram, or TensorBoard's default buckets
+        ("tensorflow" or MXBoard's "default")."""
         from tensorboard import summary
         from tensorboard.summary.histogram import check_histogram_args
 
-        if _is_bins(global_step):  # seed 001's order: (tag, values, bins, global_step)
-            global_step, bins = (None if bins == "tensorflow" else bins), global_step
         if hasattr(bins, "__len__") and not isinstance(bins, str) and _deferred.framework_of(values) is not None:
             bins = _private_copy(bins, "bins")  # edges as at the call, whatever the caller does next
         if self._deferred_if_pending(tag, {"values": values}, global_step, walltime,
@@ -103,6 +86,7 @@ class MediaMethods:
         self._add(summary.histogram(check_tag(tag), require("values", values), bins=bins, max_bins=max_bins),
                   global_step, walltime)
 
+    @states_order
     def add_histogram_raw(self, tag: str, min, max, num, sum, sum_squares, bucket_limits, bucket_counts,
                           global_step=None, walltime=None) -> None:
         """Logs a histogram from precomputed statistics and buckets (checked: see histogram_raw_proto)."""
@@ -112,6 +96,7 @@ class MediaMethods:
         self._add(summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=check_tag(tag), histo=histo)]),
                   global_step, walltime)
 
+    @states_order
     def add_image(self, tag: str, image=None, global_step=None, walltime=None, dataformats: str | None = None, *,
                   img_tensor=None) -> None:
         """Logs an image: HW, CHW (default for 3-D), HWC or a batch (NCHW, tiled into a grid)."""
@@ -135,26 +120,36 @@ class MediaMethods:
             return
         self._add(summary.image(check_tag(tag), image, dataformats=dataformats), global_step, walltime)
 
+    @states_order
     def add_images(self, tag: str, images=None, global_step=None, walltime=None, dataformats: str = "NCHW", *,
                    img_tensor=None) -> None:
         """Logs a batch of images tiled into one grid; a list of images (each without N) is stacked first."""
         from tensorboard import summary
 
         images = require("images", pick("images", images, "img_tensor", img_tensor))
+        if not isinstance(dataformats, str):
+            raise TypeError(f"dataformats: expected a str such as 'NCHW', got {type(dataformats).__name__}")
         if isinstance(images, (list, tuple)):
             images = _stacked(images, "images")
             if "N" not in dataformats.upper():
                 dataformats = "N" + dataformats
         self._image(tag, images, dataformats, global_step, walltime)
 
+    @states_order
     def add_image_with_boxes(self, tag: str, img_tensor, box_tensor, global_step=None, walltime=None,
-                             dataformats: str = "CHW", labels=None, rescale: float = 1) -> None:
+                             rescale: float = 1, dataformats: str = "CHW", labels=None) -> None:
         """Logs an image with boxes drawn on it: box_tensor is N x 4 pixel corners (xmin, ymin, xmax, ymax),
-        labels one str per box (drawn with Pillow)."""
+        labels one str per box (drawn with Pillow). Positional order torch's (rescale before dataformats)."""
         from tensorboard import summary
         from tensorboard.summary.image_boxes import check_image_boxes_args
 
-        pending_labels = None if labels is None or isinstance(labels, str) else list(labels)  # as at the call
+        try:
+            if isinstance(labels, (bytes, bytearray)):
+                raise TypeError
+            pending_labels = None if labels is None or isinstance(labels, str) else list(labels)  # as at the call
+        except TypeError:
+            raise TypeError(f"labels: expected a list of str (one per box), got {type(labels).__name__}: "
+                            f"{labels!r:.60}") from None
         if self._deferred_if_pending(
                 tag, {"img_tensor": img_tensor, "box_tensor": box_tensor}, global_step, walltime,
                 lambda image, boxes: summary.image_boxes(tag, image, boxes, rescale, dataformats, pending_labels),
@@ -164,6 +159,7 @@ class MediaMethods:
         self._add(summary.image_boxes(check_tag(tag), img_tensor, box_tensor, rescale=rescale,
                                       dataformats=dataformats, labels=labels), global_step, walltime)
 
+    @states_order
     def add_figure(self, tag: str, figure, global_step=None, close: bool = True, walltime=None) -> None:
         """Logs a matplotlib figure (or a list of them, as a batch) as an image."""
         from tensorboard import summary
@@ -177,6 +173,7 @@ class MediaMethods:
         else:
             self._add(summary.figure(tag, figure, close=close), global_step, walltime)
 
+    @states_order
     def add_video(self, tag: str, video=None, global_step=None, fps: float = 4, walltime=None,
                   dataformats: str = "NTCHW", *, vid_tensor=None) -> None:
         """Logs a video (N, T, C, H, W by default) as an animated GIF."""
@@ -190,26 +187,39 @@ class MediaMethods:
             return
         self._add(summary.video(check_tag(tag), video, fps=fps, dataformats=dataformats), global_step, walltime)
 
-    def add_audio(self, tag: str, audio=None, *args, sample_rate=None, global_step=None, walltime=None,
-                  snd_tensor=None) -> None:
-        """Logs audio samples in [-1, 1] (L,) or (L, channels).
+    @states_order
+    def add_audio(self, tag: str, snd_tensor=None, global_step=None, sample_rate=44100, walltime=None, *,
+                  audio=None) -> None:
+        """Logs audio samples in [-1, 1]: a mono clip (L,) or (1, L), or (channels, L) as torchaudio.
 
-        Positional order: the seeds' and MXBoard's (tag, audio, sample_rate, global_step). torch's
-        (tag, snd_tensor, global_step, sample_rate, walltime) is followed when only it fits (a rate
-        that is no audio rate, five positionals); a call that fits both fails (see tensorboard._orders).
+        Any shape with one dimension above 1 is a mono clip, as torch squeezes it; (C, L) arrays with up
+        to 32 channels are channels-first (see `tensorboard.summary.audio.clip_shape`). `audio` is
+        MXBoard's keyword for `snd_tensor`.
         """
+        from tensorboard.summary.audio import CHANNELS_FIRST
+
+        self._audio(tag, require("snd_tensor", pick("snd_tensor", snd_tensor, "audio", audio)), global_step,
+                    sample_rate, walltime, CHANNELS_FIRST, "snd_tensor")
+
+    def _audio(self, tag: str, clip, global_step, sample_rate, walltime, layout: str, name: str) -> None:
+        """Logs `clip` laid out as `layout` (a tensorboard.summary.audio layout); `name` is its parameter's."""
         from tensorboard import summary
-        from tensorboard.summary.audio import check_audio_args, check_audio_dtype
+        from tensorboard.summary.audio import as_frames_by_channels, check_audio_args, check_audio_dtype, clip_shape
 
-        audio = require("audio", pick("audio", audio, "snd_tensor", snd_tensor))
-        sample_rate, global_step, walltime = _orders.audio_args(args, sample_rate, global_step, walltime)
-        if self._deferred_if_pending(tag, {"audio": audio}, global_step, walltime,
-                                     lambda array: summary.audio(tag, array, sample_rate=sample_rate),
-                                     lambda shape: check_audio_args(shape, sample_rate),
-                                     lambda name, dtype: check_audio_dtype(dtype)):
+        if self._deferred_if_pending(
+                tag, {name: clip}, global_step, walltime,
+                lambda array: summary.audio(tag, as_frames_by_channels(array, layout, name), sample_rate=sample_rate),
+                lambda shape: check_audio_args(clip_shape(shape, layout, name), sample_rate, name),
+                lambda _, dtype: check_audio_dtype(dtype, name)):
             return
-        self._add(summary.audio(check_tag(tag), audio, sample_rate=sample_rate), global_step, walltime)
+        from tensorboard.convert import check_numeric, to_numpy
 
+        array = check_numeric(to_numpy(clip, name), name)
+        check_audio_dtype(array.dtype.name, name)
+        self._add(summary.audio(check_tag(tag), as_frames_by_channels(array, layout, name), sample_rate=sample_rate),
+                  global_step, walltime)
+
+    @states_order
     def add_text(self, tag: str, text: str | None = None, global_step=None, walltime=None, *,
                  text_string: str | None = None) -> None:
         """Logs a text (markdown) note."""
@@ -218,18 +228,13 @@ class MediaMethods:
         text = require("text", pick("text", text, "text_string", text_string))
         self._add(summary.text(check_tag(tag), text), global_step, walltime)
 
-    def add_pr_curve(self, tag: str, labels, predictions, *args, global_step=None, num_thresholds=None,
-                     weights=None, walltime=None) -> None:
-        """Logs a precision-recall curve of binary `labels` against `predictions` in [0, 1].
-
-        Positional (global_step, num_thresholds, weights, walltime) as tensorboardX and torch, or
-        MXBoard's (num_thresholds, global_step, weights) when only that fits; ambiguous calls fail.
-        """
+    @states_order
+    def add_pr_curve(self, tag: str, labels, predictions, global_step=None, num_thresholds=127, weights=None,
+                     walltime=None) -> None:
+        """Logs a precision-recall curve of binary `labels` against `predictions` in [0, 1]."""
         from tensorboard import summary
         from tensorboard.summary.pr_curve import check_pr_curve_args
 
-        global_step, num_thresholds, weights, walltime = _orders.pr_curve_args(args, global_step, num_thresholds,
-                                                                              weights, walltime)
         if self._deferred_if_pending(
                 tag, {"labels": labels, "predictions": predictions, "weights": weights}, global_step, walltime,
                 lambda truth, scores, weight: summary.pr_curve(tag, truth, scores, num_thresholds, weight),
@@ -238,6 +243,7 @@ class MediaMethods:
         self._add(summary.pr_curve(check_tag(tag), labels, predictions, num_thresholds=num_thresholds,
                                    weights=weights), global_step, walltime)
 
+    @states_order
     def add_pr_curve_raw(self, tag: str, true_positive_counts, false_positive_counts, true_negative_counts,
                          false_negative_counts, precision, recall, global_step=None, num_thresholds: int | None = None,
                          weights=None, walltime=None) -> None:
@@ -248,6 +254,7 @@ class MediaMethods:
                                        true_negative_counts, false_negative_counts, precision, recall,
                                        num_thresholds=num_thresholds, weights=weights), global_step, walltime)
 
+    @states_order
     def add_mesh(self, tag: str, vertices, colors=None, faces=None, config_dict=None, global_step=None,
                  walltime=None) -> None:
         """Logs a 3-D mesh or point cloud (vertices [1, N, 3], optional colors and faces)."""

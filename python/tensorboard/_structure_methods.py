@@ -4,7 +4,8 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping, Sequence
 
-from tensorboard import _orders, wire
+from tensorboard import wire
+from tensorboard._positional import states_order
 from tensorboard._args import check_float32, check_step, check_tag, pick, require
 from tensorboard.file_writer import FileWriter
 
@@ -12,6 +13,7 @@ from tensorboard.file_writer import FileWriter
 class StructureMethods:
     """add_graph, add_onnx_graph, add_embedding, add_hparams, add_custom_scalars* for SummaryWriter."""
 
+    @states_order
     def add_graph(self, model, input_to_model=None, verbose: bool = False, use_strict_trace: bool | None = None,
                   **kwargs) -> None:
         """Logs a model graph: GraphDef, MXNet Symbol or HybridBlock, torch module, ONNX model or JAX function.
@@ -24,38 +26,32 @@ class StructureMethods:
             if framework_of(model) != "pytorch":
                 raise TypeError("use_strict_trace applies to PyTorch models only")
             kwargs["strict"] = pick("use_strict_trace", use_strict_trace, "strict", kwargs.pop("strict", None))
+        if isinstance(model, (bytes, bytearray)):  # checked here to name this method's argument
+            from tensorboard.graph import parse_graph_def
+
+            parse_graph_def(bytes(model), "model")
         self._file_writer.add_graph(model, input_to_model, **kwargs)
 
+    @states_order
     def add_onnx_graph(self, onnx_model_file) -> None:
         """Logs the graph of an ONNX model file (or ModelProto), as tensorboardX's add_onnx_graph."""
         self._file_writer.add_onnx_graph(onnx_model_file)
 
-    _EMBEDDING_SEED_ORDER = ("tag", "embedding", "labels", "images", "global_step")
-    _EMBEDDING_TBX_ORDER = ("mat", "metadata", "label_img", "global_step", "tag", "metadata_header")
-
-    def add_embedding(self, *args, tag: str | None = None, embedding=None, labels=None, images=None,
-                      global_step=None, mat=None, metadata=None, label_img=None,
-                      metadata_header: Sequence[str] | None = None) -> None:
+    @states_order
+    def add_embedding(self, mat=None, metadata=None, label_img=None, global_step=None, tag: str = "default",
+                      metadata_header: Sequence[str] | None = None, *, embedding=None, labels=None,
+                      images=None) -> None:
         """Logs embeddings for the Projector: a 2-D matrix with optional labels and label images.
 
-        Seed order `add_embedding(tag, embedding, labels, images, global_step)` when the first
-        positional argument is a str; otherwise tensorboardX's `add_embedding(mat, metadata,
-        label_img, global_step, tag, metadata_header)`. Keyword names of both work.
+        torch's and tensorboardX's positional order; `embedding`, `labels`, `images` are MXBoard's
+        keywords for `mat`, `metadata`, `label_img`.
         """
-        given = dict(tag=tag, embedding=embedding, labels=labels, images=images, global_step=global_step, mat=mat,
-                     metadata=metadata, label_img=label_img, metadata_header=metadata_header)
-        order = self._EMBEDDING_SEED_ORDER if args and isinstance(args[0], str) else self._EMBEDDING_TBX_ORDER
-        if len(args) > len(order):
-            raise TypeError(f"add_embedding takes at most {len(order)} positional arguments ({', '.join(order)})")
-        for name, value in zip(order, args):
-            if given[name] is not None:
-                raise TypeError(f"add_embedding got multiple values for argument {name!r}")
-            given[name] = value
-        tag, global_step, metadata_header = given["tag"], given["global_step"], given["metadata_header"]
-        embedding = require("embedding", pick("embedding", given["embedding"], "mat", given["mat"]))
-        labels = pick("labels", given["labels"], "metadata", given["metadata"])
-        images = pick("images", given["images"], "label_img", given["label_img"])
-        tag = check_tag("default" if tag is None else tag)
+        embedding = require("mat", pick("mat", mat, "embedding", embedding))
+        if isinstance(embedding, str):
+            raise TypeError(f"mat: expected a 2-D matrix, got str {embedding!r:.60}")
+        labels = pick("metadata", metadata, "labels", labels)
+        images = pick("label_img", label_img, "images", images)
+        tag = check_tag("default" if tag is None else tag, "tag")
         from tensorboard import projector
         from tensorboard.convert import to_numpy
 
@@ -63,25 +59,26 @@ class StructureMethods:
             global_step = self._defaults.get("global_step")
         step = None if global_step is None else check_step(global_step)
         writer = self._file_writer
-        projector.write_embedding(writer.storage, self._logdir, to_numpy(embedding, "embedding"),
+        projector.write_embedding(writer.storage, self._logdir, to_numpy(embedding, "mat"),
                                   metadata=labels, label_img=images, tag=tag, global_step=step,
                                   metadata_header=metadata_header)
 
-    def add_hparams(self, hparam_dict: Mapping[str, Any], metric_dict: Mapping[str, Any], *args,
+    @states_order
+    def add_hparams(self, hparam_dict: Mapping[str, Any], metric_dict: Mapping[str, Any],
                     hparam_domain_discrete: Mapping[str, Sequence] | None = None, run_name: str | None = None,
-                    name: str | None = None, global_step=None) -> None:
+                    global_step=None, *, name: str | None = None) -> None:
         """Logs one hparams session: its hparams and final metrics, into sub-run `run_name` (default: a time stamp).
 
-        Positionals after metric_dict follow torch (hparam_domain_discrete, run_name, global_step) or
-        tensorboardX (name, global_step), told apart by type; `name` is tensorboardX's `run_name`.
-        hparam_domain_discrete: {name: [allowed values]}, shown as the hparam's domain in the dashboard.
+        torch's positional order; tensorboardX's 3rd positional is its `name` (here the keyword `name`
+        or `run_name`). hparam_domain_discrete: {name: [allowed values]}, the hparam's domain in the dashboard.
         """
         from tensorboard import summary
         from tensorboard.convert import to_float
 
         run_name = pick("run_name", run_name, "name", name)
-        hparam_domain_discrete, run_name, global_step = _orders.hparams_args(args, hparam_domain_discrete, run_name,
-                                                                            global_step)
+        if hparam_domain_discrete is not None and not isinstance(hparam_domain_discrete, Mapping):
+            raise TypeError(f"hparam_domain_discrete: expected a dict {{name: [values]}}, got "
+                            f"{type(hparam_domain_discrete).__name__}: {hparam_domain_discrete!r:.60}")
         if not isinstance(hparam_dict, Mapping):
             raise TypeError(f"hparam_dict must be a dict, got {type(hparam_dict).__name__}")
         if not isinstance(metric_dict, Mapping):
@@ -91,6 +88,8 @@ class StructureMethods:
         if run_name is not None and (not isinstance(run_name, str) or not run_name or os.path.isabs(run_name)
                                      or ".." in run_name.split("/")):
             raise ValueError(f"run_name must be a relative run name inside the logdir, got {run_name!r}")
+        if run_name is not None and "\0" in check_tag(run_name, "run_name"):  # check_tag: text UTF-8 can encode
+            raise ValueError(f"run_name {run_name!r} holds a NUL character, which no directory name can")
         logged = _session_hparams(start)
         step, wall = self._step_and_time(global_step, None)
         with self._lock:
@@ -134,6 +133,7 @@ class StructureMethods:
             with self._lock:
                 self._closed_dropped += writer.dropped_events
 
+    @states_order
     def add_custom_scalars(self, layout) -> None:
         """Logs a custom_scalars layout: {category: {chart: ['Multiline', [tags]] | ['Margin', [v, lo, hi]]}}.
 
@@ -148,17 +148,28 @@ class StructureMethods:
             self._custom_layout = merge_layouts(self._custom_layout, new)
             self._add(summary.custom_scalars(self._custom_layout), None, None)
 
+    @states_order
     def add_custom_scalars_multilinechart(self, tags: Sequence[str], category: str = "default",
                                           title: str = "untitled") -> None:
         """A custom_scalars layout with one multi-line chart."""
-        self.add_custom_scalars({category: {title: ["Multiline", list(tags)]}})
+        self.add_custom_scalars({check_tag(category, "category"): {check_tag(title, "title"): [
+            "Multiline", _chart_tags(tags)]}})
 
+    @states_order
     def add_custom_scalars_marginchart(self, tags: Sequence[str], category: str = "default",
                                        title: str = "untitled") -> None:
         """A custom_scalars layout with one margin chart over [value, lower, upper] tags."""
+        tags = _chart_tags(tags)
         if len(tags) != 3:
             raise ValueError(f"tags must be [value, lower, upper], got {len(tags)} tags")
-        self.add_custom_scalars({category: {title: ["Margin", list(tags)]}})
+        self.add_custom_scalars({check_tag(category, "category"): {check_tag(title, "title"): ["Margin", tags]}})
+
+
+def _chart_tags(tags) -> list:
+    """A chart's tags: a list or tuple of tag strings."""
+    if not isinstance(tags, (list, tuple)):
+        raise TypeError(f"tags: expected a list of tag strings, got {type(tags).__name__}: {tags!r:.60}")
+    return [check_tag(tag, "tags") for tag in tags]
 
 
 def _session_hparams(start) -> dict[str, bytes]:

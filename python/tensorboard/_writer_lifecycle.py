@@ -5,12 +5,41 @@ from __future__ import annotations
 import atexit
 import os
 import sys
+import threading
 import time
 import weakref
 
 from tensorboard import _background
 
 _open_writers: "weakref.WeakSet" = weakref.WeakSet()
+
+
+class WriterThread(threading.Thread):
+    """An event file writer's named daemon thread. `stop()` closes its writer (what is queued is
+    written, the thread ends), as upstream's writer thread stops, so leak guards (Lightning's test
+    fixture) can end it."""
+
+    def __init__(self, writer, name: str):
+        super().__init__(name=name, daemon=True)
+        self._writer = writer
+
+    def run(self) -> None:
+        self._writer._run()
+
+    def stop(self) -> None:
+        if self is not threading.current_thread():
+            self._writer.close()
+            self.join()
+
+
+ENCODER_CLOSE_WAIT = 0.5  # close() waits this long at most for the encoder to end (it is idle: at once)
+
+
+def writer_closed() -> None:
+    """After a writer's close(): with no writer left open the background encoder has no work, so it ends
+    (waiting at most ENCODER_CLOSE_WAIT for an item it is on; it ends after that item)."""
+    if not _open_writers:
+        _background.stop(ENCODER_CLOSE_WAIT)
 
 
 _finalizer_pid: int | None = None  # the process whose multiprocessing exit finalizers hold our exit flush

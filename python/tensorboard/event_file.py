@@ -1,6 +1,6 @@
 """The asynchronous event file writer: callers enqueue serialized events, a thread frames and writes them.
 
-Seed 001's design: `write()` returns at once and blocks only when the bounded queue is
+`write()` returns at once and blocks only when the bounded queue is
 full; a background thread batches queued events into one framed write. I/O errors follow
 `on_error`: "raise" (default) stores the first error and raises it to the caller at the next
 `write()`, `flush()` or `close()`; "warn" warns once, drops (and counts) the events it cannot
@@ -81,9 +81,9 @@ class EventFileWriter(WritePolicy, DeferredWrites):
             raise ValueError(f"max_file_bytes must be a positive int or None, got {max_file_bytes!r}")
         if not isinstance(source_writer, str):
             raise ValueError(f"source_writer must be a str, got {source_writer!r}")
-        self.logdir = os.fspath(logdir)
         self._source_writer = source_writer
-        self._storage = storage or storage_for(self.logdir)
+        self._storage = storage or storage_for(os.fspath(logdir))
+        self.logdir = getattr(self._storage, "canonical", str)(os.fspath(logdir))  # file:///x writes to /x
         self._suffix = filename_suffix
         self._max_queue = max_queue
         self._flush_secs = float(flush_secs)
@@ -121,8 +121,7 @@ class EventFileWriter(WritePolicy, DeferredWrites):
         self._closed = False
         self._close_lock = threading.Lock()
         self._pid = os.getpid()
-        self._thread = threading.Thread(target=self._run, name=f"tensorboard-writer:{os.path.basename(self.path)}",
-                                        daemon=True)
+        self._thread = _writer_lifecycle.WriterThread(self, f"tensorboard-writer:{os.path.basename(self.path)}")
         self._thread.start()
         _writer_lifecycle.track(self)
         _signals.install_sigterm_flush(flush_open_writers)
@@ -206,12 +205,14 @@ class EventFileWriter(WritePolicy, DeferredWrites):
                 self._wake.set()
                 if self._pid == os.getpid() and self._thread.is_alive():
                     self._thread.join()
+                self._last_attempt()  # on_error="warn": a deleted file's recent events, once more
                 if self._file is not None:
                     try:
                         self._file.close()
                     except Exception as err:
                         self._fail(err, self._file_events if self._file_dirty() else 0)
                 _open_writers.discard(self)
+                _writer_lifecycle.writer_closed()
             if self._error is not None or self._deferred_error is not None:
                 self._raise_state()
 

@@ -23,17 +23,26 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_fresh_lock_after_fork)
 
 
-def event_file_name(suffix: str = "", now: float | None = None) -> str:
-    """events.out.tfevents.<10-digit time>.<host>.<pid>.<counter><suffix>, unique per writer.
+_last_stamp = 0  # the latest time stamp a file name of this process got
+_last_counter_digits = 1
 
-    The counter is zero-padded so that a process's files of one second sort in creation
-    order: readers (upstream's too) read a run's files in name order, and "….10" would
-    otherwise come before "….9".
+
+def event_file_name(suffix: str = "", now: float | None = None) -> str:
+    """events.out.tfevents.<10-digit time>.<host>.<pid>.<counter><suffix>: upstream's EventFileWriter's
+    format (torch.utils.tensorboard writes through it), the counter process-wide from 0, unpadded.
+
+    Readers (upstream's too) read a run's files in name order, so this process's names must sort in
+    creation order: stamps never go back, and when the counter gains a digit ("….10" sorts before
+    "….9") within one second, the stamp moves on to the next second.
     """
+    global _last_stamp, _last_counter_digits
+    stamp = int(time.time() if now is None else now)
     with _counter_lock:
         counter = next(_file_counter)
-    stamp = int(time.time() if now is None else now)
-    return f"events.out.tfevents.{stamp:010d}.{socket.gethostname()}.{os.getpid()}.{counter:06d}{suffix}"
+        digits = len(str(counter))
+        stamp = max(stamp, _last_stamp + (digits > _last_counter_digits))
+        _last_stamp, _last_counter_digits = stamp, digits
+    return f"events.out.tfevents.{stamp:010d}.{socket.gethostname()}.{os.getpid()}.{counter}{suffix}"
 
 
 def file_stamp(path: str) -> int:

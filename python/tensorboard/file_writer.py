@@ -52,7 +52,12 @@ class FileWriter:
         _live_file_writers.add(self)
 
     def _open(self) -> EventFileWriter:
-        return EventFileWriter(self._logdir, storage=self._storage, **self._options)
+        """A new event file, opened through upstream's module path so tools that patch it see this logdir."""
+        from tensorboard.summary.writer.event_file_writer import open_core
+
+        options = dict(self._options)
+        return open_core(self._logdir, options.pop("max_queue"), options.pop("flush_secs"),
+                         options.pop("filename_suffix"), dict(options, storage=self._storage))
 
     @property
     def storage(self):
@@ -96,7 +101,7 @@ class FileWriter:
             self._closed_under(writer).write(event_bytes)
 
     def add_deferred(self, item) -> None:
-        """Queues an event converted and encoded off this thread from a framework value (tensorboard._deferred)."""
+        """Queues an event converted and encoded off this thread from a framework value (see `tensorboard._deferred`)."""
         writer = self._writer
         if writer is None:
             writer = self._event_writer()
@@ -142,8 +147,10 @@ class FileWriter:
     def add_graph(self, graph, input_to_model=None, walltime=None, **kwargs) -> None:
         """Logs a model graph: a GraphDef (or its bytes) or any model `tensorboard.graph` converts."""
         if isinstance(graph, (bytes, bytearray)):
+            from tensorboard.graph import parse_graph_def
+
             graph_bytes = bytes(graph)
-            graph_pb2.GraphDef.FromString(graph_bytes)
+            parse_graph_def(graph_bytes, "graph")
         elif is_message(graph, graph_pb2.GraphDef):
             graph_bytes = graph.SerializeToString()
         else:

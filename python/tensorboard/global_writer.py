@@ -51,7 +51,8 @@ class GlobalSummaryWriter:
                  max_queue: int = 10, flush_secs: float = 120, filename_suffix: str = "",
                  write_to_disk: bool = True, log_dir: str | os.PathLike | None = None,
                  coalesce_process: bool = True, **kwargs: Any):
-        self.smw = SummaryWriter(logdir, max_queue, flush_secs, filename_suffix, log_dir=log_dir, comment=comment,
+        self.smw = SummaryWriter(logdir, max_queue=max_queue, flush_secs=flush_secs, filename_suffix=filename_suffix,
+                                 log_dir=log_dir, comment=comment,
                                  purge_step=purge_step, write_to_disk=write_to_disk, **kwargs)
         self._steps = _StepCounters(coalesce_process)
         self._pid = os.getpid()

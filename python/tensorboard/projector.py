@@ -34,6 +34,7 @@ _EXPONENTS = np.frombuffer("".join(f"e{i:+03d}\t" for i in range(_MIN_EXPONENT, 
                            np.uint8).reshape(-1, 5)
 
 
+MAX_EMBEDDING_VALUES = 1 << 27  # points x dimensions: 134M values, 512 MiB as the browser's float32 array
 _MAX_SPRITE_PX = 8192  # the Projector refuses a wider or taller sprite image
 _CHUNK_VALUES = 1 << 12  # numbers formatted per chunk (whole rows): ~3 MB of temporaries, cache-friendly
 
@@ -192,8 +193,9 @@ def _metadata_bytes(metadata: Any, rows: int, header: Optional[Sequence[str]]) -
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def sprite_image(label_img: Any, rows: int) -> np.ndarray:
-    """Tiles NCHW thumbnails into the square sprite grid the projector expects (HWC uint8)."""
+def sprite_image(label_img: Any, rows: int) -> Optional[np.ndarray]:
+    """Tiles NCHW thumbnails into the square sprite grid the projector expects (HWC uint8); None when
+    that grid would be wider than the _MAX_SPRITE_PX the Projector loads."""
     images = to_numpy(label_img, "label_img")
     if images.ndim == 3:  # N, H, W
         images = images[:, np.newaxis]
@@ -202,6 +204,8 @@ def sprite_image(label_img: Any, rows: int) -> np.ndarray:
     if images.shape[0] != rows:
         raise ValueError(f"label_img: expected one image per embedding row ({rows}), got {images.shape[0]}")
     side = math.ceil(math.sqrt(rows))
+    if side * max(images.shape[2:]) > _MAX_SPRITE_PX:  # known from the shape: nothing allocated for it
+        return None
     pixels = to_uint8(check_numeric(images, "label_img"), "label_img").transpose(0, 2, 3, 1)
     count, height, width, channels = pixels.shape
     canvas = np.zeros((side * side, height, width, channels), dtype=np.uint8)
@@ -270,6 +274,9 @@ def write_embedding(fs, run_dir: str, mat: Any, metadata: Any = None, label_img:
     matrix = check_numeric(to_numpy(mat, "mat"), "mat")
     if matrix.ndim != 2 or matrix.shape[0] == 0 or matrix.shape[1] == 0:
         raise ValueError(f"mat: expected a non-empty 2-d (points, dimensions) array, got shape {matrix.shape}")
+    if matrix.size > MAX_EMBEDDING_VALUES:
+        raise ValueError(f"mat: {matrix.shape[0]}x{matrix.shape[1]} = {matrix.size} values, more than the "
+                         f"{MAX_EMBEDDING_VALUES} the Projector can load into a browser; sample the points")
     if not isinstance(tag, str) or not tag:
         raise TypeError(f"tag: expected a non-empty str, got {tag!r}")
     if global_step is not None and (isinstance(global_step, bool) or not isinstance(global_step, (int, np.integer))
@@ -280,9 +287,10 @@ def write_embedding(fs, run_dir: str, mat: Any, metadata: Any = None, label_img:
     # validate everything before writing anything
     metadata_data = None if metadata is None else _metadata_bytes(metadata, rows, metadata_header)
     sprite = None if label_img is None else sprite_image(label_img, rows)
-    if sprite is not None and max(sprite.shape[:2]) > _MAX_SPRITE_PX:
+    if label_img is not None and sprite is None:
         side = math.ceil(math.sqrt(rows))
-        warnings.warn(f"label_img: {rows} thumbnails tile into a {sprite.shape[0]}x{sprite.shape[1]} px sprite, beyond "
+        height, width = to_numpy(label_img, "label_img").shape[-2:]
+        warnings.warn(f"label_img: {rows} thumbnails tile into a {side * height}x{side * width} px sprite, beyond "
                       f"the {_MAX_SPRITE_PX} px the Projector loads; the embedding is written without it (thumbnails "
                       f"of at most {_MAX_SPRITE_PX // side} px a side fit)", stacklevel=3)
         sprite = None

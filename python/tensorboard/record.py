@@ -114,7 +114,8 @@ def read_records(stream: BinaryIO, path: str | None = None) -> Iterator[Record]:
         if masked_crc32c(length_bytes) != length_crc:
             raise CorruptRecordError("length CRC mismatch", offset, path)
         if length > MAX_RECORD_BYTES:
-            raise CorruptRecordError(f"implausible record length {length}", offset, path)
+            raise CorruptRecordError(f"impossible record length {length} (more than {MAX_RECORD_BYTES} bytes)",
+                                     offset, path)
         body = _read_bounded(read, length + FOOTER_SIZE)
         if len(body) < length + FOOTER_SIZE:
             raise TruncatedRecordError(

@@ -40,11 +40,27 @@ def is_remote(path: str) -> bool:
     return bool(sep) and scheme not in ("", "file")
 
 
+def local_path(path: str) -> str:
+    """`path` as a local path: a file:// URL (RFC 8089: file:///abs, file://localhost/abs, %-escapes)
+    becomes the path it names; anything else is returned unchanged. Another host is refused."""
+    if not path.startswith("file://"):
+        return path
+    from urllib.parse import unquote
+
+    host, slash, rest = path[len("file://"):].partition("/")
+    if host not in ("", "localhost"):
+        raise ValueError(f"{path!r}: a file:// URL names a path on this machine (file:///abs/path or "
+                         f"file://localhost/abs/path), not on host {host!r}")
+    return unquote(slash + rest) or "/"
+
+
 def storage_for(path: str | os.PathLike, **storage_options) -> "LocalStorage | FsspecStorage":
-    """The storage that handles `path`; `storage_options` go to fsspec for remote URLs."""
+    """The storage that handles `path`; `storage_options` go to fsspec for remote URLs.
+    An unknown URL scheme is a ValueError naming `path`."""
     path = os.fspath(path)
     if is_remote(path):
         return FsspecStorage(path, **storage_options)
+    local_path(path)  # a file:// URL for another host is refused here, before anything is written
     return LOCAL
 
 
@@ -104,26 +120,31 @@ class LocalAppendFile:
 
 
 class LocalStorage:
-    """Plain files on this machine."""
+    """Plain files on this machine; every method also takes file:// URLs (see `local_path`)."""
 
-    join = staticmethod(os.path.join)
     default_max_file_bytes: int | None = None  # local files grow without rollover
+    canonical = staticmethod(local_path)
+
+    @staticmethod
+    def join(path: str, *parts: str) -> str:
+        return os.path.join(local_path(path), *parts)
 
     def makedirs(self, path: str) -> None:
-        os.makedirs(path, exist_ok=True)
+        os.makedirs(local_path(path), exist_ok=True)
 
     def exists(self, path: str) -> bool:
-        return os.path.exists(path)
+        return os.path.exists(local_path(path))
 
     def isdir(self, path: str) -> bool:
-        return os.path.isdir(path)
+        return os.path.isdir(local_path(path))
 
     def listdir(self, path: str) -> list[str]:
-        return sorted(os.listdir(path))
+        return sorted(os.listdir(local_path(path)))
 
     def walk(self, root: str) -> Iterator[tuple[str, list[str]]]:
         """(directory, file names) for every directory below `root`, sorted. Symbolic links to
         directories are followed, as upstream follows them, except into a directory of their own path (a loop)."""
+        root = local_path(root)
         chains: dict[str, frozenset] = {}  # directory, as os.walk names it -> real paths of its ancestors below root
         for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
             above = chains.pop(dirpath, frozenset())
@@ -137,14 +158,14 @@ class LocalStorage:
             yield dirpath, sorted(filenames)
 
     def open_append(self, path: str) -> LocalAppendFile:
-        return LocalAppendFile(path)
+        return LocalAppendFile(local_path(path))
 
     def open_read(self, path: str) -> BinaryIO:
-        return open(path, "rb")
+        return open(local_path(path), "rb")
 
     def read_bytes(self, path: str) -> bytes | None:
         try:
-            with open(path, "rb") as f:
+            with open(local_path(path), "rb") as f:
                 return f.read()
         except FileNotFoundError:
             return None
@@ -160,6 +181,7 @@ class LocalStorage:
         files (embeddings) never need to be held in memory whole and readers never see a partial file.
         If writing fails (or the iterable raises) the temporary file is removed and `path` is untouched.
         """
+        path = local_path(path)
         directory = os.path.dirname(path) or "."
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=os.path.basename(path))
         try:
@@ -319,8 +341,17 @@ class FsspecStorage:
             import fsspec
         except ImportError as err:  # pragma: no cover - depends on the environment
             raise ImportError(f"logdir {url!r} needs fsspec: pip install fsspec s3fs") from err
-        self.fs, _ = fsspec.core.url_to_fs(url, **storage_options)
         self.protocol = url.split("://", 1)[0]
+        try:
+            fsspec.get_filesystem_class(self.protocol)
+        except (ValueError, ImportError) as err:  # ValueError: "Protocol not known"; ImportError: backend missing
+            raise type(err)(f"{url!r}: cannot use its URL scheme {self.protocol!r} ({err}); use a local path, "
+                            "file:///abs/path, or a scheme fsspec knows (s3://, gs://, memory://, ...)") from err
+        self.fs, _ = fsspec.core.url_to_fs(url, **storage_options)
+
+    @staticmethod
+    def canonical(path: str) -> str:
+        return path
 
     def _strip(self, path: str) -> str:
         return self.fs._strip_protocol(path)

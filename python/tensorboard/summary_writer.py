@@ -1,4 +1,5 @@
-"""The high-level writer of MXBoard and tensorboardX: `SummaryWriter`, one `add_*` per data type.
+"""The high-level writer in torch.utils.tensorboard's and tensorboardX's positional order: `SummaryWriter`,
+one `add_*` per data type (MXBoard's order: tensorboard.mxboard.SummaryWriter, same methods underneath).
 
 This module holds the writer's plumbing (runs, sub-runs, defaults, lifecycle); the `add_*` methods
 live in `_scalar_methods`, `_media_methods` and `_structure_methods`, grouped by what they log.
@@ -13,6 +14,7 @@ from typing import Any, Callable, ContextManager, Mapping, Sequence
 
 from tensorboard import _deferred, wire
 from tensorboard._args import check_step, check_walltime, pick
+from tensorboard._positional import states_order
 from tensorboard._media_methods import MediaMethods
 from tensorboard._scalar_methods import ScalarMethods
 from tensorboard._structure_methods import StructureMethods
@@ -31,31 +33,41 @@ def default_logdir(comment: str = "") -> str:
 class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
     """Logs scalars, histograms, images, audio, text, curves, embeddings, hparams and graphs to `logdir`.
 
-    The API of MXBoard (seeds 001/003/004), tensorboardX and torch.utils.tensorboard: keyword names of
-    each work; where their positional orders disagree the seeds' order wins, and a call that is only
-    valid in the other order is followed or refused, never misread (see tensorboard._orders).
+    Every method takes torch.utils.tensorboard's positional order (tensorboardX's for methods torch
+    does not have); MXBoard's keyword names (`value`, `values`, `audio`, `sample_rate`, `bins`, ...)
+    work as keywords. Orders are never guessed from the values: MXBoard's positional order is
+    `tensorboard.mxboard.SummaryWriter`'s, and an invalid call fails naming the parameter and this
+    class's signature.
     """
 
-    def __new__(cls, *args, rank: int | None = None, write_ranks=(0,), rank_subdir: bool = False,
-                write_to_disk: bool = True, **kwargs):
+    _public_name = "tensorboard.SummaryWriter"
+    _order_note = ": torch.utils.tensorboard's order; MXBoard's is tensorboard.mxboard.SummaryWriter's"
+
+    def __new__(cls, *args, **kwargs):
         # Distributed training (and tensorboardX's write_to_disk=False): a process that does not
-        # write gets a writer whose methods do nothing.
+        # write gets a writer whose methods do nothing. The arguments are bound as __init__ takes them.
         from tensorboard import distributed
 
-        if write_to_disk and distributed.resolve(rank, write_ranks, rank_subdir)[0]:
+        given = inspect.signature(cls.__init__).bind(None, *args, **kwargs).arguments
+        given.update(given.pop("kwargs", {}))
+        rank, write_ranks = given.get("rank"), given.get("write_ranks", (0,))
+        if given.get("write_to_disk", True) and distributed.resolve(rank, write_ranks,
+                                                                    given.get("rank_subdir", False))[0]:
             return super().__new__(cls)
         return object.__new__(distributed.null_writer_class(cls))
 
-    def __init__(self, logdir: str | os.PathLike | None = None, max_queue: int = 10, flush_secs: float = 120,
-                 filename_suffix: str = "", *, log_dir: str | os.PathLike | None = None, comment: str = "",
-                 purge_step: int | None = None, fsync: bool = False, on_error: str = "raise",
+    def __init__(self, logdir: str | os.PathLike | None = None, comment: str = "", purge_step: int | None = None,
+                 max_queue: int = 10, flush_secs: float = 120, filename_suffix: str = "", write_to_disk: bool = True,
+                 *, log_dir: str | os.PathLike | None = None, fsync: bool = False, on_error: str = "raise",
                  max_file_bytes: int | None = None, storage_options: Mapping[str, Any] | None = None,
-                 rank: int | None = None, write_ranks=(0,), rank_subdir: bool = False,
-                 write_to_disk: bool = True, verbose: bool = True):
-        """on_error, max_file_bytes, storage_options: as FileWriter. rank, write_ranks, rank_subdir: which
+                 rank: int | None = None, write_ranks=(0,), rank_subdir: bool = False, verbose: bool = True):
+        """torch's positional order (log_dir, comment, purge_step, max_queue, flush_secs, filename_suffix),
+        then tensorboardX's write_to_disk; `log_dir` is torch's keyword for `logdir`.
+
+        on_error, max_file_bytes, storage_options: as FileWriter. rank, write_ranks, rank_subdir: which
         processes of a distributed run write and whether each gets sub-run `rank<k>` (tensorboard.distributed).
 
-        Without a logdir the run is runs/<time>_<host><comment>, a new run per writer, as in
+        Without a logdir the run is `runs/<time>_<host><comment>`, a new run per writer, as in
         tensorboardX and torch. write_to_disk=False (tensorboardX) gives a writer that writes
         nothing. verbose is MXBoard's and changes nothing (we never print per event).
         """

@@ -1,4 +1,4 @@
-"""The JAX loop diagnostic's device-side counting (bench/jax_step_overhead.py) is exact: the README
+"""The JAX loop diagnostic's device-side counting (bench/jax_step_overhead.py) is exact: docs/design-decisions.md
 compares the loop with it against the host kernel, so both must count the same buckets."""
 import sys
 

@@ -1,5 +1,6 @@
-"""A real browser (Debian's chromium via Playwright) opens the Graphs dashboard on the demo's
-logdir (demo/demo.py --framework mxnet) and draws the model's operator nodes.
+"""The demo's logdir (demo/demo.py --framework mxnet) served by upstream's tensorboard 2.21.0 and by
+our installed launcher: every dashboard the demo logs to is active. A real browser (Debian's
+chromium via Playwright) opens the Graphs dashboard and draws the model's operator nodes.
 
 The expected nodes come from the GraphDef the demo wrote, read back with our reader: every
 operator node (not a Parameter/Input) must be drawn as a `g.node` inside its expanded name
@@ -7,11 +8,13 @@ scope, labelled with the last component of its name, and every one of its inputs
 it as a drawn edge. Screenshots go to artifacts/e2e_demo_graph*.png.
 """
 
+import time
 from pathlib import Path
 
 import pytest
 
 from e2e_helpers import REPO, start_server, stop_server, wait_for_runs
+from test_quickstart import DEMO_DASHBOARDS
 from seeds.mxnet_venv import run_mxnet
 from test_browser import CHROMIUM, CHROMIUM_ARGS, UI_TIMEOUT_MS, shot
 from tensorboard.reader import read_events
@@ -51,6 +54,32 @@ def demo_server(venv, demo_logdir, tmp_path_factory):
         yield srv
     finally:
         stop_server(srv)
+
+
+def inactive_dashboards(server):
+    """The demo's dashboards the server does not list as enabled, once it loaded every run (or gave up)."""
+    deadline = time.monotonic() + 120  # only guards against a hang: the server loads runs in the background
+    while True:
+        listing = server.get("/data/plugins_listing")
+        inactive = [d for d in DEMO_DASHBOARDS if not listing.get(d, {}).get("enabled")]
+        if not inactive or time.monotonic() > deadline:
+            return inactive
+        time.sleep(1)
+
+
+def test_upstream_tensorboard_shows_every_dashboard_of_the_demo(demo_logdir, tmp_path):
+    upstream = REPO / ".venv-upstream"
+    assert (upstream / "bin" / "tensorboard").exists(), "tools/test_envs.sh makes .venv-upstream"
+    srv = start_server(upstream, demo_logdir, tmp_path, "--host", "127.0.0.1")
+    try:
+        assert {"lr_0.01", "lr_0.1", "lr_0.5"} <= set(wait_for_runs(srv, ["lr_0.01", "lr_0.1", "lr_0.5"]))
+        assert inactive_dashboards(srv) == [], srv.log()
+    finally:
+        stop_server(srv)
+
+
+def test_our_launcher_shows_every_dashboard_of_the_demo(demo_server):
+    assert inactive_dashboards(demo_server) == [], demo_server.log()
 
 
 @pytest.fixture

@@ -3,8 +3,8 @@
 `make demo` (the README's main quick-start command) runs in a fresh `git clone` of this
 repository: the Makefile alone builds and installs the wheel into the clone's own `.venv`,
 installs what the demo needs, writes the demo run and serves it. The test waits for the server,
-checks that every dashboard the demo logs to is active, and stops it. Then the README's
-"Using it" setup lines run as written in that clone, and every README example runs in the
+checks that every dashboard the demo logs to is active, and stops it. Then the setup lines of the
+README's "Examples" section run as written in that clone, and every README example runs in the
 environment those lines made (MXNet ones in the clone's `.venv-mxnet`), with no source tree on
 the path, and must log what it says (read back by upstream's reader).
 """
@@ -19,13 +19,13 @@ from pathlib import Path
 import pytest
 
 from e2e_helpers import REPO, clean_env, free_port, get_json, http_get
-from readme_examples import check_example_logged, readme_examples, section_blocks, setup_commands
+from readme_examples import READING, check_example_logged, example_env, readme_examples, section_blocks, setup_commands
 
 # Only guards against a hang (a fresh clone builds everything: Bazel, venvs, pip installs).
 QUICKSTART_DEADLINE_S = 40 * 60
 # Every dashboard demo/demo.py logs to (add_figure and add_images feed "images").
-DEMO_DASHBOARDS = ("scalars", "histograms", "distributions", "images", "audio", "text", "graphs",
-                   "pr_curves", "hparams", "projector")
+DEMO_DASHBOARDS = ("scalars", "custom_scalars", "histograms", "distributions", "images", "audio", "text",
+                   "graphs", "pr_curves", "hparams", "projector", "mesh")
 
 
 @pytest.fixture(scope="module")
@@ -113,23 +113,23 @@ def test_readme_examples_run_in_the_environments_the_readme_creates(clone, demo,
         workdir = tmp_path / ("example%d" % i)
         workdir.mkdir()
         (workdir / "example.py").write_text(code)
-        venv = ".venv-mxnet" if "import mxnet" in code else ".venv"
+        venv = ".venv-mxnet" if example_env(code) == "mxnet" else ".venv"  # the README installs the rest into .venv
         result = subprocess.run([str(clone / venv / "bin" / "python"), "example.py"], cwd=str(workdir),
                                 env=clean_env(OMP_NUM_THREADS="2"), capture_output=True, text=True)
         assert result.returncode == 0, (title, result.stderr[-4000:])
         check_example_logged(title, code, workdir)
-    # "Reading your logs" reads the runs/ the "Using it" example wrote, with .venv activated; its
+    # "Reading your logs" reads the runs/ the "Log and look" example wrote, with .venv activated; its
     # shell block runs `tensorboard export` through the installed launcher and DuckDB on the Parquet.
-    assert examples[0][0] == "Using it"
+    assert examples[0][0] == "Log and look"
     using_dir = tmp_path / "example0"
     activated = clean_env(OMP_NUM_THREADS="2")
     activated["PATH"] = f"{clone / '.venv' / 'bin'}{os.pathsep}{activated['PATH']}"
-    (python_block,) = section_blocks("Reading your logs", "python")
+    (python_block,) = section_blocks(READING, "python")
     (using_dir / "reading.py").write_text(python_block)
     result = subprocess.run(["python", "reading.py"], cwd=str(using_dir), env=activated, capture_output=True,
                             text=True)
     assert result.returncode == 0 and "loss" in result.stdout, result.stderr[-4000:]
-    (shell_block,) = section_blocks("Reading your logs", "sh")
+    (shell_block,) = section_blocks(READING, "sh")
     result = subprocess.run(["bash", "-ec", shell_block], cwd=str(using_dir), env=activated, capture_output=True,
                             text=True)
     assert result.returncode == 0, (result.stdout[-2000:], result.stderr[-4000:])

@@ -60,8 +60,7 @@ def test_installed_version_from_another_cwd_without_activation(venv, tmp_path):
     spec = importlib.util.spec_from_file_location("our_version", REPO / "python/tensorboard/_version.py")
     ours = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ours)
-    assert "tensorboard %s (standalone TensorBoard" % ours.__version__ in out
-    assert "TensorBoard renderer 2.21.0" in out
+    assert out == ours.__version__ + "\n"
 
 
 def test_stub_runs_with_its_own_env_interpreter(venv, tmp_path):

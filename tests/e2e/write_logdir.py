@@ -44,7 +44,7 @@ def write_all(logdir):
             E.IMAGE_TAG, np.full((E.IMAGE_HW[0], E.IMAGE_HW[1], 3), 200, np.uint8), 0, dataformats="HWC"
         ),
         "audio": lambda: writer.add_audio(
-            E.AUDIO_TAG, np.sin(np.linspace(0, 200, E.AUDIO_RATE)).astype(np.float32), E.AUDIO_RATE, 0
+            E.AUDIO_TAG, np.sin(np.linspace(0, 200, E.AUDIO_RATE)).astype(np.float32), 0, E.AUDIO_RATE
         ),
         "text": lambda: writer.add_text(E.TEXT_TAG, E.TEXT_VALUE, 0),
         "pr_curves": lambda: writer.add_pr_curve(

@@ -127,3 +127,41 @@ def test_json_keeps_every_float_and_names_what_it_cannot_hold(tmp_path, suffix):
         writer.add_custom_scalars(layout)
     serialized = tensorboard.summary.custom_scalars(layout).value[0].tensor.string_val[0]
     assert exported("tensors")["custom_scalars__config__"] == serialized.decode("utf-8", "backslashreplace")
+
+
+def test_an_existing_out_is_kept_unless_force(logdir, tmp_path):
+    out = tmp_path / "mine.csv"
+    out.write_text("precious\n")
+    result = run_export("--logdir", logdir, "--out", out)
+    assert result.returncode == 2 and result.stderr.strip().splitlines() == [
+        f"tensorboard export: --out {str(out)!r} exists; pass --force to replace it"]
+    assert out.read_text() == "precious\n"
+    assert run_export("--logdir", logdir, "--out", out, "--force", "--quiet").returncode == 0
+    assert pd.read_csv(out).shape[0] == 200
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.csv"]  # no temporary file left
+
+
+def test_an_interrupted_export_leaves_no_file(logdir, tmp_path, monkeypatch):
+    out = tmp_path / "half.jsonl"
+
+    def interrupted(frame):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(export, "_json_rows", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        export.write_table(export.export_table(str(logdir)), str(out))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_that_appears_during_the_export_is_not_replaced(logdir, tmp_path, monkeypatch):
+    out = tmp_path / "race.json"
+    real = export._write_format
+
+    def meanwhile(frame, fmt, path):
+        real(frame, fmt, path)
+        out.write_text("written by someone else")
+
+    monkeypatch.setattr(export, "_write_format", meanwhile)
+    with pytest.raises(FileExistsError, match="pass --force"):
+        export.write_table(export.export_table(str(logdir)), str(out), force=False)
+    assert out.read_text() == "written by someone else" and len(list(tmp_path.iterdir())) == 1

@@ -164,6 +164,7 @@ QUEUED_CHILD = """
 
 @pytest.mark.parametrize("mode, signum, returncode, installed", [
     ("sigterm", signal.SIGTERM, -signal.SIGTERM, "installed"),
+    ("sighup", signal.SIGHUP, -signal.SIGHUP, "installed"),  # a closed terminal or dropped ssh session
     ("sigint", signal.SIGINT, -signal.SIGINT, "installed"),  # KeyboardInterrupt unwinds; atexit writes
     ("keyboard", None, -signal.SIGINT, "installed"),
     ("exception", None, 1, "installed"),
@@ -248,6 +249,19 @@ def test_sigterm_keeps_the_programs_own_handler(tmp_path):
             proc.kill()
             proc.wait()
     assert proc.returncode == 7 and "own handler" in out, err
+
+
+def test_sighup_ignored_by_nohup_stays_ignored(tmp_path):
+    code = ("import signal, sys, tensorboard; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+            "w = tensorboard.SummaryWriter(sys.argv[1]); from tensorboard import _signals; "
+            "print(_signals.installed(signal.SIGTERM), _signals.installed(signal.SIGHUP), "
+            "signal.getsignal(signal.SIGHUP) is signal.SIG_IGN); w.close()")
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", code, str(tmp_path)], env=h.child_env(), capture_output=True,
+                            text=True, timeout=60)
+    assert result.stdout.split() == ["True", "False", "True"], result.stderr
 
 
 def test_sigterm_exit_status_is_143_in_a_shell(tmp_path):

@@ -12,6 +12,7 @@ import tracemalloc
 import warnings
 
 import hypothesis.strategies as st
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 import tensorboard
@@ -141,6 +142,18 @@ def test_bogus_huge_length_does_not_allocate(tmp_path):
         assert count == 1  # the file_version record; the rest is one "record" that runs past the end
         assert peak < 64 << 20, peak  # bounded by the real file (and one read chunk), not by the length
         assert max(s.largest_read for s in storage.streams) <= 1 << 24
+
+
+@pytest.mark.parametrize("where", ["first", "second"])
+def test_an_impossible_length_with_a_valid_crc_is_reported_as_such(tmp_path, where):
+    data = base_file(tmp_path)
+    at = 0 if where == "first" else list(record.read_records(io.BytesIO(data)))[1].offset
+    raw = struct.pack("<Q", 1 << 62)
+    bad = data[:at] + raw + struct.pack("<I", masked_crc32c(raw)) + data[at + 12:]
+    with pytest.raises(reader.CorruptEventFileError, match=rf"at byte {at}.*impossible record length {1 << 62} "):
+        list(reader.EventFileReader("events.out.tfevents.x", storage=_BytesStorage(bad)))
+    with pytest.raises(record.CorruptRecordError, match=f"impossible record length {1 << 62} "):
+        list(record.read_records(io.BytesIO(bad)))
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -123,3 +123,23 @@ def test_surrogate_tag_is_named():
 def test_huge_sample_rate_is_named():
     with pytest.raises(ValueError, match="sample_rate"):
         summary.audio("a", np.zeros(4, np.float32), sample_rate=10**20)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda w: w.add_scalar(tag=["a"], scalar_value=1.0), r"^tag: expected str, got list"),
+    (lambda w: w.add_scalar(tag="s", scalar_value=1.0, new_style=np.zeros(0)), r"^new_style: expected a bool"),
+    (lambda w: w.add_text(tag="t", text_string="a\ud800b"), r"^text: not valid Unicode"),
+    (lambda w: w.add_hparams(hparam_dict={"a": 1}, metric_dict={"m": 1.0}, run_name="x\0y"),
+     r"^run_name 'x\\x00y' holds a NUL character"),
+    (lambda w: w.add_hparams(hparam_dict={"a\ud800": 1}, metric_dict={}), r"^hparam_dict key: not valid Unicode"),
+    (lambda w: w.add_scalars(main_tag="m", tag_scalar_dict={"a\0b": 1.0}),
+     r"^tag_scalar_dict key 'a\\x00b' holds a NUL character"),
+    (lambda w: w.add_graph(model=b"garbage"), r"^model: 7 bytes that are not a serialized GraphDef"),
+    (lambda w: w.add_custom_scalars(layout={"a\ud800": {"t": ["Multiline", ["x"]]}}), r"^layout\['a\\ud800'\]: "),
+    (lambda w: w.add_custom_scalars_multilinechart(tags=None), r"^tags: expected a list of tag strings"),
+])
+def test_the_issue_cases_name_their_argument(tmp_path, call, match):
+    with tensorboard.SummaryWriter(tmp_path) as writer:
+        with pytest.raises((TypeError, ValueError), match=match):
+            call(writer)
+    assert all(p.stat().st_size > 0 for p in tmp_path.rglob("*tfevents*"))  # no 0-byte sub-run file

@@ -164,17 +164,47 @@ FSIZE_CHILD = """
 """
 
 
-def test_file_size_limit_raises_efbig_and_keeps_flushed_events(tmp_path):
-    result = subprocess.run(
-        [h.sys.executable, "-c", h.textwrap.dedent(FSIZE_CHILD), str(tmp_path)], env=h.child_env(),
-        capture_output=True, text=True, timeout=120)
+def child_outcome(script: str, logdir) -> dict:
+    """Runs `script` with `logdir` as its argument; the JSON it prints last."""
+    result = subprocess.run([h.sys.executable, "-c", h.textwrap.dedent(script), str(logdir)], env=h.child_env(),
+                            capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    outcome = json.loads(result.stdout)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_file_size_limit_raises_efbig_and_keeps_flushed_events(tmp_path):
+    outcome = child_outcome(FSIZE_CHILD, tmp_path)
     assert outcome["errno"] == errno.EFBIG, outcome
     (path,) = h.event_files(tmp_path)
     assert os.path.getsize(path) <= 200_000
     steps = assert_clean(tmp_path, outcome["flushed"])
     assert outcome["flushed"] > 1000
+    assert h.upstream_steps(upstream_read(tmp_path)) == steps
+
+
+FSIZE_WARN_CHILD = """
+    import json, resource, signal, sys, warnings
+    import tensorboard
+    from tensorboard import _write_policy
+    _write_policy.RETRY_FIRST = 0.01
+    warnings.simplefilter("ignore")
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+    w = tensorboard.SummaryWriter(sys.argv[1], max_queue=30, on_error="warn")
+    inner = w.file_writer._writer
+    for i in range(20_000):
+        w.add_scalar("x", float(i), i)
+        if (i + 1) % 100 == 0:
+            w.flush()
+    w.close()
+    print(json.dumps({"logged": 20_000, "dropped": inner.dropped_events}))
+"""
+
+
+def test_file_size_limit_warn_mode_counts_every_event_it_cannot_write(tmp_path):
+    outcome = child_outcome(FSIZE_WARN_CHILD, tmp_path)
+    steps = assert_clean(tmp_path, 0)
+    assert outcome["dropped"] > 0 and len(steps) + outcome["dropped"] == outcome["logged"]
     assert h.upstream_steps(upstream_read(tmp_path)) == steps
 
 
@@ -279,16 +309,101 @@ def test_deleted_directory_warn_mode_starts_a_new_file(tmp_path, monkeypatch):
     writer.add_scalar("x", 0.0, 0)
     writer.flush()
     shutil.rmtree(logdir)
-    with pytest.warns(event_file.EventWriteWarning, match="deleted"):
-        writer.flush()
-    threading.Event().wait(0.1)
-    with pytest.warns(event_file.EventWriteWarning, match="works again"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        writer.flush()  # finds the file deleted and starts a new one at once, in the re-created directory
         for i in range(1, 50):
             writer.add_scalar("x", float(i), i)
         writer.close()
+    messages = [str(w.message) for w in caught if issubclass(w.category, event_file.EventWriteWarning)]
+    assert "deleted" in messages[0] and "works again" in messages[1] and len(messages) == 2, messages
     steps = assert_clean(logdir, 0)
-    assert steps == list(range(1, 50))  # the deleted file's events went with the directory
+    assert steps == list(range(1, 50))  # the deleted file's flushed events went with the directory
     assert h.upstream_steps(upstream_read(logdir)) == steps
+
+
+def logged_after_deletion(logdir, recreate: bool, flush_between: bool, events: int = 500):
+    """Step 0 flushed, the logdir deleted (and re-created), `events` more logged, closed: (steps read, dropped)."""
+    writer = tensorboard.SummaryWriter(logdir, on_error="warn")
+    writer.add_scalar("x", 0.0, 0)
+    writer.flush()
+    shutil.rmtree(logdir)
+    if recreate:
+        os.makedirs(logdir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", event_file.EventWriteWarning)
+        for i in range(1, events + 1):
+            writer.add_scalar("x", float(i), i)
+            if flush_between and i == events // 2:
+                writer.flush()
+        dropped = writer.file_writer._writer.dropped_events
+        bounded(writer.close)
+    return assert_clean(logdir, 0), dropped + writer._file_writer.dropped_events - dropped
+
+
+@pytest.mark.parametrize("recreate", [False, True], ids=["deleted", "deleted-and-recreated"])
+@pytest.mark.parametrize("flush_between", [False, True], ids=["close-only", "flush-then-close"])
+def test_events_written_to_a_deleted_file_are_written_again(tmp_path, recreate, flush_between):
+    """Events handed to a file after its last good flush went with its directory: the writer keeps them
+    (bounded: the name is checked every CONFIRM_BYTES) and writes them again to the new file."""
+    logdir = tmp_path / "run"
+    steps, dropped = logged_after_deletion(logdir, recreate, flush_between)
+    assert steps == list(range(1, 501)) and dropped == 0
+    assert h.upstream_steps(upstream_read(logdir)) == steps
+
+
+def test_a_deletion_between_flushes_is_found_by_the_periodic_name_check(tmp_path, monkeypatch):
+    monkeypatch.setattr(_write_policy, "CONFIRM_BYTES", 2000)  # ~50 scalar records
+    logdir = tmp_path / "run"
+    writer = tensorboard.SummaryWriter(logdir, on_error="warn", max_queue=10)
+    writer.add_scalar("x", 0.0, 0)
+    writer.flush()
+    shutil.rmtree(logdir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", event_file.EventWriteWarning)
+        for i in range(1, 3001):
+            writer.add_scalar("x", float(i), i)
+        threading.Event().wait(0.05)
+        first = writer.file_writer._writer
+        paths = list(first.paths)
+        bounded(writer.close)
+    assert len(paths) >= 2  # a new file was started before close()
+    assert assert_clean(logdir, 0) == list(range(1, 3001)) and first.dropped_events == 0
+
+
+def test_close_counts_what_it_cannot_write_anywhere(tmp_path):
+    """The logdir is deleted and a plain file put at its path: close()'s last attempt fails, so the
+    unflushed events are counted as dropped (none is on disk)."""
+    logdir = tmp_path / "run"
+    writer = tensorboard.SummaryWriter(logdir, on_error="warn")
+    writer.add_scalar("x", 0.0, 0)
+    writer.flush()
+    shutil.rmtree(logdir)
+    logdir.write_bytes(b"not a directory")
+    file_writer = writer.file_writer._writer
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", event_file.EventWriteWarning)
+        for i in range(1, 501):
+            writer.add_scalar("x", float(i), i)
+        bounded(writer.close)
+    assert file_writer.dropped_events == 500
+
+
+def test_a_constructor_that_fails_leaves_no_empty_file(small_disk):
+    filler = small_disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:  # fill the disk completely
+        while os.write(fd, b"\0" * 4096):
+            pass
+    except OSError as err:
+        assert err.errno == errno.ENOSPC
+    finally:
+        os.close(fd)
+    logdir = small_disk / "run"
+    logdir.mkdir()
+    with pytest.raises(OSError):
+        tensorboard.SummaryWriter(logdir)
+    assert list(logdir.iterdir()) == []
 
 
 # -- object stores ---------------------------------------------------------------------------------
@@ -375,6 +490,24 @@ def test_remote_outage_warn_mode_keeps_buffer_and_loses_nothing(flaky_memory, mo
     assert any("simulated S3 outage" in m for m in messages) and any("works again" in m for m in messages)
     assert writer.dropped_events == 0
     assert memory_steps(storage, url) == list(range(100))
+
+
+def test_remote_close_during_an_outage_counts_exactly_what_was_not_uploaded(flaky_memory, monkeypatch):
+    monkeypatch.setattr(_write_policy, "RETRY_FIRST", 0.05)
+    storage, flaky = flaky_memory
+    url = "/flaky-test_remote_close_during_an_outage_counts_exactly_what_was_not_uploaded"
+    writer = event_file.EventFileWriter("memory:/" + url, storage=storage, on_error="warn")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", event_file.EventWriteWarning)
+        for i in range(60):
+            writer.write(h_scalar(i))
+        bounded(writer.flush)  # 60 uploaded
+        flaky.failures = 10**9
+        for i in range(60, 100):
+            writer.write(h_scalar(i))
+        bounded(writer.close)
+    assert memory_steps(storage, url) == list(range(60))
+    assert writer.dropped_events == 40
 
 
 def h_scalar(i: int) -> bytes:

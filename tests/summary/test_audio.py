@@ -60,3 +60,12 @@ def test_int32_samples_within_int16_range_warn_that_they_are_near_silence():
     with pytest.warns(UserWarning, match=r"^tensor: int32 samples are 32-bit PCM, and these peak below 2\*\*15"):
         samples, _, _, _ = read_wav(summary.audio("a", np.array([1000, -2000, 30000], np.int32), 8000))
     assert samples[:, 0].tolist() == [0, 0, 0]  # the dtype rule still holds: the warning says so
+
+
+def test_audio_channels_and_length_are_bounded_before_encoding():
+    from tensorboard.summary.audio import MAX_AUDIO_SAMPLES, check_audio_args
+
+    with pytest.raises(ValueError, match=r"^tensor: 70000 channels \(shape \(10, 70000\)\); WAV holds at most 65535"):
+        summary.audio("a", np.zeros((10, 70000), np.float32))
+    with pytest.raises(ValueError, match=rf"^tensor: {MAX_AUDIO_SAMPLES + 2} samples .* more than {MAX_AUDIO_SAMPLES}"):
+        check_audio_args((MAX_AUDIO_SAMPLES // 2 + 1, 2), 44100)  # from the shape: nothing allocated

@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 import tensorboard
 from tensorboard import summary
-from tensorboard.summary.histogram import default_bucket_limits, histogram_proto
+from tensorboard.summary.histogram import default_bucket_limits, histogram_proto, histogram_raw_proto
 from upstream import upstream_read
 
 LIMITS = default_bucket_limits()
@@ -229,3 +229,64 @@ def test_raw_histogram_refuses_what_cannot_be_drawn(tmp_path, change, match):
     with tensorboard.SummaryWriter(tmp_path) as writer:
         with pytest.raises(ValueError, match=match):
             writer.add_histogram_raw("raw", **dict(RAW, **change), global_step=0)
+
+
+@pytest.mark.parametrize("bins,match", [
+    ([0.0, float("nan"), 2.0], r"^bins: edges must be finite"),
+    ([0.0, float("inf")], r"^bins: edges must be finite"),
+    ([0.0, 1.0, 1.0, 2.0], r"^bins: edges must be strictly increasing, got 1.0 then 1.0"),
+    (10**9, r"^bins: a bucket count must be in \[1, 65536\], got 1000000000"),
+    (0, r"^bins: a bucket count must be in"),
+    (list(range(70_000)), r"^bins: at most 65537 edges"),
+    ("nonsense", r"^bins: expected 'tensorflow', 'default', one of NumPy's rules"),
+])
+def test_bins_are_checked_before_anything_is_allocated(bins, match):
+    with pytest.raises(ValueError, match=match):
+        histogram_proto(np.arange(10.0), bins=bins)
+
+
+def test_bins_of_the_wrong_type_raise_type_error_naming_bins():
+    for bins in (True, 2.5, b"auto", None):
+        with pytest.raises(TypeError, match="^bins: "):
+            histogram_proto(np.arange(10.0), bins=bins)
+
+
+@pytest.mark.parametrize("values", [np.arange(10.0), np.arange(10, dtype=np.int8),
+                                    np.arange(10.0, dtype=np.float16).repeat(40_000)])
+def test_values_outside_explicit_edges_are_refused_not_dropped(values):
+    """NumPy (and so tensorboardX and torch) counts such values in no bucket while num counts them all."""
+    with pytest.raises(ValueError, match=r"^values: \d+ of \d+ values lie outside bins' range \[2.0, 6.0\]"):
+        histogram_proto(values, bins=[2.0, 4.0, 6.0])
+    histo = histogram_proto(values, bins=[0.0, 4.0, 9.0])  # the edges are included: everything counted
+    assert sum(histo.bucket) == histo.num == values.size
+
+
+def test_a_rule_that_would_make_too_many_buckets_is_refused():
+    values = np.concatenate([np.zeros(1000), np.linspace(0, 1e-9, 1000), [1e12]])
+    with pytest.raises(ValueError, match=r"^bins: rule 'fd' makes \d+ buckets for these values, more than 65536"):
+        histogram_proto(values, bins="fd")
+
+
+def test_raw_counts_must_add_up_to_num():
+    with pytest.raises(ValueError, match=r"^bucket_counts and num: the counts add up to 3.0, num is 4.0"):
+        histogram_raw_proto(**dict(RAW, num=4))
+
+
+@pytest.mark.parametrize("values,bins", [(np.random.default_rng(1).standard_normal(300_000), "tensorflow"),
+                                         (np.random.default_rng(2).integers(0, 3, 100_000, np.uint8), "tensorflow"),
+                                         (np.random.default_rng(3).standard_normal(5000).astype(np.float16), 7),
+                                         (np.random.default_rng(4).standard_normal(100_000).astype(np.float32),
+                                          "auto")])
+def test_every_written_histogram_counts_add_up_to_num(values, bins):
+    histo = histogram_proto(values, bins=bins, max_bins=50)
+    assert min(histo.bucket) >= 0 and sum(histo.bucket) == histo.num == values.size
+    assert all(a < b for a, b in zip(histo.bucket_limit, histo.bucket_limit[1:]))
+
+
+def test_the_written_histogram_check_catches_bad_counts():
+    from tensorboard.summary.histogram import _check_written
+
+    with pytest.raises(RuntimeError, match="do not add up to 10"):
+        _check_written(np.array([1.0, 2.0]), np.array([17, -7]), 10)
+    with pytest.raises(RuntimeError, match="do not add up to 10"):
+        _check_written(np.array([4.0, 6.0]), np.array([3, 2]), 10)

@@ -131,3 +131,16 @@ def test_rescale():
 def test_errors_name_the_argument(args, error, match):
     with pytest.raises(error, match=match):
         summary.image("t", *args)
+
+
+def test_image_size_is_bounded_before_pixels_are_converted():
+    from tensorboard.summary.image import MAX_IMAGE_SIDE, check_image_size
+
+    with pytest.raises(ValueError, match=rf"^rescale: the image would be 40000x40000 px .* at most {MAX_IMAGE_SIDE} px"):
+        summary.image("i", np.zeros((4, 4, 3), np.uint8), rescale=10000)
+    with pytest.raises(ValueError, match=r"^tensor: the image would be 33000x1 px \(shape \(33000, 1\)"):
+        check_image_size((33000, 1), "HW")
+    with pytest.raises(ValueError, match=r"^tensor: the image would be 20x40000 px \(shape \(8, 1, 20, 5000\), tiled"):
+        check_image_size((8, 1, 20, 5000), "NCHW")
+    check_image_size((64, 1, 20, 4000), "NCHW", tiled=False)  # samples are not tiled
+    check_image_size((1, 3, MAX_IMAGE_SIDE, 1), "NCHW")

@@ -65,3 +65,38 @@ def test_raw_errors():
     assert rows(summary.pr_curve("pr", [1, 0], [0.5, 0.5], num_thresholds=2, weights=[0.0, 1.0]))[0].tolist() == [0, 0]
     assert np.isinf(rows(summary.pr_curve_raw("r", [np.inf, 1], [1, 1], [1, 1], [1, 1], [1, 1], [1, 1],
                                               num_thresholds=2))[0, 0])
+
+
+def test_num_thresholds_is_bounded_before_anything_is_allocated():
+    with pytest.raises(ValueError, match=r"^num_thresholds: expected an int in \[1, 65536\], got 1000000000$"):
+        summary.pr_curve("pr", [1, 0], [0.5, 0.5], num_thresholds=10**9)
+    with pytest.raises(ValueError, match=r"^num_thresholds: expected an int in \[1, 65536\]"):
+        summary.pr_curve_raw("r", [1], [1], [1], [1], [1], [1], num_thresholds=10**9)
+    with pytest.raises(TypeError, match="^num_thresholds: expected an int, got float"):
+        summary.pr_curve("pr", [1, 0], [0.5, 0.5], num_thresholds=12.0)
+
+
+def test_counts_are_never_negative_and_add_up():
+    with pytest.raises(ValueError, match=r"^false_positive_counts: expected non-negative counts, got range \[-1, 1\]"):
+        summary.pr_curve_raw("r", [1, 1], [-1, 1], [1, 1], [1, 1], [1, 1], [1, 1], num_thresholds=2)
+    with pytest.raises(ValueError, match="^true_positive_counts: expected non-negative counts"):
+        summary.pr_curve_raw("r", [np.nan, 1], [1, 1], [1, 1], [1, 1], [1, 1], [1, 1], num_thresholds=2)
+    with pytest.raises(ValueError, match="^weights: they add up to inf"):
+        summary.pr_curve("pr", [1, 0], [0.5, 0.5], num_thresholds=2, weights=[1e308, 1e308])
+    rng = np.random.default_rng(0)
+    labels, scores, weights = rng.integers(0, 2, 1000), rng.random(1000), rng.random(1000)
+    tp, fp, tn, fn, *_ = rows(summary.pr_curve("pr", labels, scores, num_thresholds=33, weights=weights))
+    assert min(tp.min(), fp.min(), tn.min(), fn.min()) >= 0
+    np.testing.assert_allclose(tp + fn, (labels * weights).sum(), rtol=1e-6)
+    np.testing.assert_allclose(fp + tn, ((1 - labels) * weights).sum(), rtol=1e-6)
+
+
+def test_the_curve_check_catches_bad_counts():
+    from tensorboard.summary.pr_curve import _check_curve
+
+    good = np.array([[2, 1], [2, 0], [0, 2], [0, 1], [0.5, 1], [1, 0.5]], np.float64)
+    _check_curve(good, 4.0)
+    with pytest.raises(RuntimeError, match="add up to 4.0, not 5.0"):
+        _check_curve(good, 5.0)
+    with pytest.raises(RuntimeError, match="negative"):
+        _check_curve(good - np.eye(6, 2) * 3, 4.0)

@@ -43,3 +43,20 @@ def test_bytes_that_are_not_utf8_are_refused_at_the_call(tmp_path):
         writer.add_text("notes", b"step 2", 2)
     events = upstream_read(tmp_path)["runs"]["."]["tensors"]["notes"]
     assert [(step, value["values"]) for step, _, value in events] == [(0, ["step 0"]), (2, ["step 2"])]
+
+
+def test_a_lone_surrogate_is_a_value_error_naming_text():
+    with pytest.raises(ValueError, match=r"^text: not valid Unicode: surrogates not allowed at index 1 \('\\ud800'\)"):
+        summary.text("t", "a\ud800b")
+    with pytest.raises(ValueError, match=r"^text: not valid Unicode \(item 1\)"):
+        summary.text("t", ["ok", "\udfff"])
+
+
+def test_text_size_is_bounded():
+    from tensorboard.summary.text import MAX_TEXT_BYTES
+
+    with pytest.raises(ValueError, match=rf"^text: more than {MAX_TEXT_BYTES} bytes of UTF-8 in one call"):
+        summary.text("t", "x" * (MAX_TEXT_BYTES + 1))
+    with pytest.raises(ValueError, match="^text: more than"):
+        summary.text("t", ["\u00e9" * (MAX_TEXT_BYTES // 2), "x"])  # 2 bytes each in UTF-8
+    assert len(summary.text("t", "x" * MAX_TEXT_BYTES).value[0].tensor.string_val[0]) == MAX_TEXT_BYTES

@@ -12,7 +12,10 @@ package, which is also called `tensorboard` and is installed in site-packages:
 * the server binds 127.0.0.1 unless `--host` or `--bind_all` is given;
 * an `s3://` logdir forces `--load_fast=false` (the Rust data server cannot
   read S3);
-* `--version` prints our version and the renderer's;
+* `--version` prints our version alone on one line, as upstream prints its own;
+  `tensorboard info` prints the details (renderer version and location, logger location);
+* upstream's "TensorFlow installation not found" line is dropped: running without
+  TensorFlow is this product's design, not a degraded mode (other messages pass through);
 * TENSORBOARD_STANDALONE_VERBOSE=1 prints where the renderer was imported from;
 * `tensorboard export ...` runs our logger package's exporter (tensorboard.reader.export),
   not the renderer.
@@ -20,6 +23,7 @@ package, which is also called `tensorboard` and is installed in site-packages:
 Every other flag is passed through to upstream unchanged.
 """
 
+import contextlib
 import os
 import re
 import sys
@@ -31,6 +35,8 @@ import sys
 RENDERER_REPO = "tensorboard_renderer"
 DEFAULT_HOST = "127.0.0.1"
 PRODUCT = "standalone TensorBoard"
+# Printed by upstream's main_lib.global_init() when `import tensorflow` fails.
+TF_MISSING_LINE = "TensorFlow installation not found - running with reduced feature set."
 
 
 def runfiles_paths(main_file):
@@ -101,13 +107,41 @@ def _is_s3(logdir_value):
     return False
 
 
+def file_url_to_path(value):
+    """A `file://` logdir (RFC 8089: file:///abs or file://localhost/abs, %-escapes) as the local
+    path it names; any other value unchanged. A file URL naming another host is a ValueError."""
+    if not value.startswith("file://"):
+        return value
+    from urllib.parse import unquote  # pylint: disable=import-outside-toplevel
+
+    host, slash, rest = value[len("file://"):].partition("/")
+    if host not in ("", "localhost"):
+        raise ValueError("--logdir %r: a file:// URL names a path on this machine "
+                         "(file:///abs/path), not on host %r" % (value, host))
+    return unquote(slash + rest) or "/"
+
+
+def _local_logdir(args):
+    """args with a `--logdir file://...` value replaced by its local path."""
+    out, take_next = [], False
+    for arg in args:
+        if take_next:
+            arg, take_next = file_url_to_path(arg), False
+        elif arg == "--logdir":
+            take_next = True
+        elif arg.startswith("--logdir="):
+            arg = "--logdir=" + file_url_to_path(arg[len("--logdir="):])
+        out.append(arg)
+    return out
+
+
 def rewrite_args(args, stderr=None):
     """Apply the launcher's defaults to upstream's command line arguments.
 
     Returns the new argument list (argv without the program name).
     """
     stderr = stderr or sys.stderr
-    args = list(args)
+    args = _local_logdir(args)
     if not (_has_flag(args, "--host") or _has_flag(args, "--bind_all")):
         args.append("--host=" + DEFAULT_HOST)
     logdir = _flag_value(args, "--logdir") or _flag_value(args, "--logdir_spec")
@@ -131,6 +165,72 @@ def wants_version(args):
         if arg in ("--version", "--version_tb", "--version=true", "--version_tb=true"):
             return True
     return False
+
+
+def wants_info(args):
+    """True for `tensorboard info` (our subcommand; upstream has none of that name)."""
+    return args[:1] == ["info"]
+
+
+class LineDropper:
+    """A text stream that forwards whole lines to `target` except those equal to `dropped`."""
+
+    def __init__(self, target, dropped):
+        self.target, self.dropped, self.pending = target, dropped, ""
+
+    def write(self, text):
+        """Buffer `text`; forward each completed line unless it is the dropped one."""
+        self.pending += text
+        while "\n" in self.pending:
+            line, self.pending = self.pending.split("\n", 1)
+            if line != self.dropped:
+                self.target.write(line + "\n")
+        return len(text)
+
+    def flush(self):
+        """Forward an unterminated tail as is (it cannot be the dropped line's end)."""
+        if self.pending:
+            self.target.write(self.pending)
+            self.pending = ""
+        self.target.flush()
+
+
+@contextlib.contextmanager
+def stderr_without(line):
+    """Run the block with sys.stderr dropping exactly `line`; everything else reaches stderr."""
+    real, dropper = sys.stderr, LineDropper(sys.stderr, line)
+    sys.stderr = dropper
+    try:
+        yield
+    finally:
+        sys.stderr = real
+        dropper.flush()
+
+
+def our_logger_dir(workspace_root):
+    """Directory of our logger package `tensorboard` (not the renderer's), found without importing."""
+    runfiles_root = os.path.dirname(os.path.abspath(workspace_root))
+    candidates = [os.path.join(workspace_root, "python")] + [
+        p for p in sys.path
+        if not (os.path.abspath(p or os.curdir) + os.sep).startswith(runfiles_root + os.sep)]
+    for entry in candidates:
+        package = os.path.join(os.path.abspath(entry or os.curdir), "tensorboard")
+        if os.path.isfile(os.path.join(package, "__init__.py")):
+            return package
+    return "not found"
+
+
+def info_lines(workspace_root, renderer):
+    """`tensorboard info`: our version, then where each part lives (one `key: value` per line)."""
+    from tensorboard import version  # pylint: disable=import-outside-toplevel  (the renderer's)
+
+    return [
+        "tensorboard %s" % read_our_version(workspace_root),
+        "renderer: TensorBoard %s (upstream's web UI, unmodified)" % version.VERSION,
+        "renderer location: %s" % os.path.dirname(renderer.__file__),
+        "logger location: %s" % our_logger_dir(workspace_root),
+        "python: %s (%s)" % (sys.executable, sys.version.split()[0]),
+    ]
 
 
 def isolate_renderer(renderer_root):
@@ -192,24 +292,28 @@ def main(argv=None):
     workspace_root, renderer_root = runfiles_paths(__file__)
     if argv[1:2] == ["export"]:
         return run_export(workspace_root, argv[2:])
+    args = argv[1:]
+    if wants_version(args):  # our version alone, as upstream prints its own
+        print(read_our_version(workspace_root))
+        return 0
     renderer = isolate_renderer(renderer_root)
     if os.environ.get("TENSORBOARD_STANDALONE_VERBOSE"):
         print("%s: renderer %s" % (PRODUCT, renderer.__file__), file=sys.stderr)
-    args = argv[1:]
-
-    if wants_version(args):
-        from tensorboard import version  # pylint: disable=import-outside-toplevel
-
-        print("tensorboard %s (%s: logger + renderer)" % (read_our_version(workspace_root), PRODUCT))
-        print("TensorBoard renderer %s" % version.VERSION)
+    if wants_info(args):
+        print("\n".join(info_lines(workspace_root, renderer)))
         return 0
 
     from absl import app  # pylint: disable=import-outside-toplevel
     from tensorboard import main_lib, manager, program  # pylint: disable=import-outside-toplevel
     from tensorboard.plugins import base_plugin  # pylint: disable=import-outside-toplevel
 
-    sys.argv = ["tensorboard"] + rewrite_args(args)
-    main_lib.global_init()
+    try:
+        sys.argv = ["tensorboard"] + rewrite_args(args)
+    except ValueError as err:
+        print("tensorboard: error: %s" % err, file=sys.stderr)
+        return 2
+    with stderr_without(TF_MISSING_LINE):
+        main_lib.global_init()
     server = program.TensorBoard(plugins=renderer_plugins())
 
     def configure(argv):

@@ -7,9 +7,14 @@
 #      copy of its runfiles (no symlinks, no MANIFEST), our logger package,
 #   5. builds the wheel with pinned setuptools/wheel, reproducibly
 #      (SOURCE_DATE_EPOCH, normalized modes and mtimes, sorted entries).
+# Not rebuilt when nothing changed: OUTPUT_DIR/.<wheel>.inputs records the sha256 of the build's
+# inputs (tools/pip_package/inputs_hash.py) and of the wheel; both still matching = reuse.
+# Needs no root: writes only inside the repository (build/, .venv-protoc, .cache/, bazel-*) and
+# Bazel's output base under $HOME/.cache/bazel.
 # Usage: tools/pip_package/build_pip_package.sh [OUTPUT_DIR]   (default: dist)
 # Env: PYTHON (host python, default python3), SOURCE_DATE_EPOCH (default:
-#      last commit time, or 1980-01-02 when there is no commit yet).
+#      last commit time, or 1980-01-02 when there is no commit yet), TB_REBUILD_WHEEL=1 (build
+#      even when the stamp says the wheel is current).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -23,6 +28,7 @@ WHEEL_PIN="wheel==0.45.1"
 say() { echo "build_pip_package: $*"; }
 die() { echo "build_pip_package: ERROR: $*" >&2; exit 1; }
 
+export TB_EXPLICIT_SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-}
 if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
   SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null || true)
   SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-315619200}  # 1980-01-02, zip's epoch
@@ -30,6 +36,26 @@ fi
 export SOURCE_DATE_EPOCH
 export PYTHONHASHSEED=0 LC_ALL=C TZ=UTC
 umask 022
+
+# One build at a time per checkout: they share build/ (staging, the renderer, the build venv) and Bazel's output.
+mkdir -p build
+exec 9> build/pip_package.lock
+if command -v flock >/dev/null && ! flock -n 9; then
+  say "waiting for another build in this checkout to finish"
+  flock 9
+fi
+
+VERSION=$(sed -n 's/^__version__ *= *["'"'"']\([^"'"'"']*\)["'"'"'].*/\1/p' python/tensorboard/_version.py)
+[ -n "$VERSION" ] || die "no __version__ in python/tensorboard/_version.py"
+WHEEL_NAME="tensorboard-${VERSION}-py3-none-any.whl"
+INPUTS_STAMP="$OUT_DIR/.$WHEEL_NAME.inputs"
+INPUTS_SHA=$("$PYTHON" tools/pip_package/inputs_hash.py "$ROOT") || die "could not hash the build inputs"
+if [ -z "${TB_REBUILD_WHEEL:-}" ] && [ -f "$OUT_DIR/$WHEEL_NAME" ] && [ -f "$INPUTS_STAMP" ] \
+   && [ "$(cat "$INPUTS_STAMP")" = "$INPUTS_SHA $(sha256sum "$OUT_DIR/$WHEEL_NAME" | cut -d' ' -f1)" ]; then
+  say "$OUT_DIR/$WHEEL_NAME is current (inputs unchanged since it was built): not rebuilt"
+  exit 0
+fi
+rm -f "$INPUTS_STAMP"
 
 command -v bazel >/dev/null || die "bazel not found (Debian: apt-get install -y bazel-bootstrap, or run ./installer.sh)"
 command -v patch >/dev/null || die "patch not found (apt-get install -y patch)"
@@ -40,9 +66,9 @@ say "fetching renderer"
 bash tools/fetch_renderer.sh || die "tools/fetch_renderer.sh failed"
 
 say "bazel build //:tensorboard (offline)"
-trap 'bazel shutdown >/dev/null 2>&1 || true' EXIT
-bazel build --noshow_progress //:tensorboard || die "bazel build //:tensorboard failed"
-BIN=$(bazel info bazel-bin 2>/dev/null)
+trap 'bazel shutdown >/dev/null 2>&1 9>&- || true' EXIT
+bazel build --noshow_progress //:tensorboard 9>&- || die "bazel build //:tensorboard failed"
+BIN=$(bazel info bazel-bin 2>/dev/null 9>&-)
 STUB="$BIN/tensorboard"
 RUNFILES="$BIN/tensorboard.runfiles"
 [ -f "$STUB" ] && [ -d "$RUNFILES" ] || die "bazel did not produce $STUB and its runfiles"
@@ -95,8 +121,6 @@ if [ ! -x "$BUILD_VENV/bin/python" ] || ! "$BUILD_VENV/bin/python" -m pip show -
 fi
 
 say "building wheel (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH)"
-VERSION=$(sed -n 's/^__version__ *= *["'"'"']\([^"'"'"']*\)["'"'"'].*/\1/p' "$STAGE/tensorboard/_version.py")
-WHEEL_NAME="tensorboard-${VERSION}-py3-none-any.whl"
 rm -f "$OUT_DIR/$WHEEL_NAME"
 (cd "$STAGE" && "$ROOT/$BUILD_VENV/bin/python" setup.py -q bdist_wheel -d "$OUT_DIR" > ../setup.log 2>&1) \
   || { cat build/pip_package/setup.log >&2; die "setup.py bdist_wheel failed"; }
@@ -114,4 +138,5 @@ with zipfile.ZipFile(sys.argv[1]) as zf:
 if bad:
     sys.exit("bad entries: %s" % bad[:5])
 PY
+echo "$INPUTS_SHA $(sha256sum "$OUT_DIR/$WHEEL_NAME" | cut -d' ' -f1)" > "$INPUTS_STAMP"
 say "wrote $OUT_DIR/$WHEEL_NAME ($(du -h "$OUT_DIR/$WHEEL_NAME" | cut -f1)) sha256 $(sha256sum "$OUT_DIR/$WHEEL_NAME" | cut -d' ' -f1)"

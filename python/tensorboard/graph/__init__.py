@@ -56,6 +56,21 @@ def framework_of(model: Any, input_to_model: Any = None) -> str | None:
     return None
 
 
+def parse_graph_def(data: bytes, name: str = "model") -> graph_pb2.GraphDef:
+    """A GraphDef from its serialized bytes; a ValueError naming argument `name` for bytes that are not
+    one (they fail to parse, or parse into nothing but unknown fields)."""
+    from google.protobuf.message import DecodeError
+
+    graph = graph_pb2.GraphDef()
+    try:
+        graph.ParseFromString(data)
+    except DecodeError as err:
+        raise ValueError(f"{name}: {len(data)} bytes that are not a serialized GraphDef ({err})") from None
+    if data and not graph.ListFields():
+        raise ValueError(f"{name}: {len(data)} bytes that are not a serialized GraphDef (no GraphDef field in them)")
+    return graph
+
+
 def to_graph_def(model: Any, input_to_model: Any = None, **kwargs: Any) -> graph_pb2.GraphDef:
     """Converts a model into a GraphDef.
 
@@ -71,9 +86,7 @@ def to_graph_def(model: Any, input_to_model: Any = None, **kwargs: Any) -> graph
     if kind == "graphdef":
         if is_message(model, graph_pb2.GraphDef):
             return as_ours(model, graph_pb2.GraphDef)
-        graph = graph_pb2.GraphDef()
-        graph.ParseFromString(bytes(model))
-        return graph
+        return parse_graph_def(bytes(model))
     if kind == "mxnet":
         from tensorboard.graph import mxnet as mxnet_graph
 
@@ -91,7 +104,7 @@ def to_graph_def(model: Any, input_to_model: Any = None, **kwargs: Any) -> graph
 
         return jax_graph.graph_def(model, input_to_model, **kwargs)
     raise TypeError(
-        f"add_graph cannot convert a {type(model).__module__}.{type(model).__name__}: pass a GraphDef, "
+        f"model: add_graph cannot convert a {type(model).__module__}.{type(model).__name__}: pass a GraphDef, "
         "an MXNet Symbol or hybridized Gluon HybridBlock, a '*-symbol.json' path, a torch.nn.Module "
         "with input_to_model, an ONNX ModelProto / '.onnx' path, or a JAX function (jax.jit, or any "
         "function given JAX arrays in input_to_model), a Flax module's apply or a Flax linen/nnx Module "

@@ -32,8 +32,8 @@ def discover(log_path: str | os.PathLike, storage_options: dict | None = None
     Runs are directories relative to `log_path` ("." for the top), ordered depth-first by name
     like a sorted directory listing; a file path gives one run "." holding that file.
     """
-    log_path = os.fspath(log_path)
-    storage = _open_storage(log_path, storage_options)
+    storage = _open_storage(os.fspath(log_path), storage_options)
+    log_path = storage.canonical(os.fspath(log_path))  # file:///x reads /x
     if not storage.isdir(log_path):
         return storage, [(".", [log_path])]
     root = log_path.rstrip("/") or "/"

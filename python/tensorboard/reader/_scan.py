@@ -63,6 +63,7 @@ def scan_spans(stream: BinaryIO, path: str, chunk_bytes: int = CHUNK_BYTES,
         head_crcs = heads[:, 8:].view("<u4").ravel()
         bad_head = _first_bad_head(buf, positions, lengths, head_crcs, heads_ok)
         if bad_head is not None:
+            damage = _head_damage(int(lengths[bad_head]), int(head_crcs[bad_head]), heads_ok)
             positions, lengths = positions[:bad_head], lengths[:bad_head]
         pos = pos[:len(positions)]
         ends = pos + 12 + lengths.astype(np.int64)
@@ -85,12 +86,12 @@ def scan_spans(stream: BinaryIO, path: str, chunk_bytes: int = CHUNK_BYTES,
         if bad_head is not None:
             offset = base + (positions[-1] + 16 + int(lengths[-1]) if len(positions) else 0) if pending is None \
                 else base + pending
-            _corrupt(path, offset, "length CRC mismatch" if offset else "length CRC mismatch (not an event file?)")
+            _corrupt(path, offset, damage if offset else damage + " (not an event file?)")
         consumed = pending if pending is not None else (int(ends[-1]) + 4 if len(ends) else 0)
         if pending is not None:
             need = 16 + int(_LEN(buf, pending)[0])
             if need - 4 > MAX_RECORD_BYTES:
-                _corrupt(path, base + pending, f"implausible record length {need - 16}")
+                _corrupt(path, base + pending, _impossible(need - 16))
         else:
             need = 0
         buf = buf[consumed:]
@@ -112,6 +113,17 @@ def _walk(buf: bytes, n: int) -> list[int]:
         add(p)
         p += 16 + length_at(buf, p)[0]
     return out
+
+
+def _impossible(length: int) -> str:
+    return f"impossible record length {length} (more than {MAX_RECORD_BYTES} bytes)"
+
+
+def _head_damage(length: int, head_crc: int, heads_ok: dict) -> str:
+    """What is wrong with a record header `_first_bad_head` found: its length CRC, or a length no record has."""
+    if heads_ok.get(length) == head_crc and length > MAX_RECORD_BYTES:
+        return _impossible(length)
+    return "length CRC mismatch"
 
 
 def _first_bad_head(buf: bytes, positions: list[int], lengths, head_crcs, heads_ok: dict) -> int | None:

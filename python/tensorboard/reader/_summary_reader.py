@@ -2,9 +2,26 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
+from tensorboard.reader import _raw, _tbparse_static
 from tensorboard.reader._kinds import ALL_EVENT_TYPES, ALL_EXTRA_COLUMNS
-from tensorboard.reader._runs import read_runs
+from tensorboard.reader._runs import _open_storage, is_event_file, read_runs
+
+
+class OptionTypeError(TypeError, ValueError):
+    """extra_columns or event_types is not a set (a ValueError in tbparse, hence both)."""
+
+
+class UnknownOptionError(KeyError, ValueError):
+    """extra_columns or event_types names something unknown (a KeyError in tbparse, hence both)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class LogPathNotFoundError(FileNotFoundError, ValueError):
+    """log_path does not exist (a ValueError in tbparse, hence both)."""
 
 
 def _frame_property(kind: str) -> property:
@@ -12,38 +29,56 @@ def _frame_property(kind: str) -> property:
     return property(lambda self: self.get_events(kind), doc=f"The {kind} as a DataFrame (tbparse's layout).")
 
 
+def _checked_set(value, name: str, known) -> set:
+    if not isinstance(value, (set, frozenset)):
+        raise OptionTypeError(f"{name} must be a set, not {type(value).__name__}")
+    if set(value) - known:
+        raise UnknownOptionError(f"{name}: unknown {sorted(set(value) - known)}; choose from {sorted(known)}")
+    return set(value)
+
+
 class SummaryReader:
-    """Reads every event file below `log_path` (a directory or one file; local or fsspec URL).
+    """Reads every event file below `log_path` (a directory or one file; local, file:// or fsspec URL).
 
     Properties `scalars`, `tensors`, `histograms`, `images`, `audio`, `text`, `hparams` are pandas
-    DataFrames in tbparse's layouts. `skip_damaged=True` keeps a damaged file's events before the
-    damage (with a DamagedFileWarning) instead of raising CorruptEventFileError.
+    DataFrames in tbparse's layouts; `children`, `raw_tags`, `raw_events` and the static helpers
+    are tbparse's too. `skip_damaged=True` keeps a damaged file's events before the damage (with a
+    DamagedFileWarning) instead of raising CorruptEventFileError.
     """
 
     def __init__(self, log_path: str | os.PathLike, *, pivot: bool = False, extra_columns: set | None = None,
                  event_types: set | None = None, storage_options: dict | None = None,
                  skip_damaged: bool = False):
-        extra = set() if extra_columns is None else extra_columns
-        if not isinstance(extra, set):
-            raise TypeError(f"extra_columns must be a set, not {type(extra).__name__}")
-        if extra - ALL_EXTRA_COLUMNS:
-            raise ValueError(f"extra_columns: unknown {sorted(extra - ALL_EXTRA_COLUMNS)}; "
-                             f"choose from {sorted(ALL_EXTRA_COLUMNS)}")
-        types = set(ALL_EVENT_TYPES) if event_types is None else event_types
-        if not isinstance(types, set):
-            raise TypeError(f"event_types must be a set, not {type(types).__name__}")
-        if types - ALL_EVENT_TYPES:
-            raise ValueError(f"event_types: unknown {sorted(types - ALL_EVENT_TYPES)}; "
-                             f"choose from {sorted(ALL_EVENT_TYPES)}")
+        extra = _checked_set(set() if extra_columns is None else extra_columns, "extra_columns", ALL_EXTRA_COLUMNS)
+        types = _checked_set(set(ALL_EVENT_TYPES) if event_types is None else event_types, "event_types",
+                             ALL_EVENT_TYPES)
         self._log_path = os.fspath(log_path)
         self._pivot = bool(pivot)
-        self._extra_columns = set(extra)
-        self._event_types = set(types)
+        self._extra_columns = extra
+        self._event_types = types
+        self._storage_options = storage_options
+        self._skip_damaged = skip_damaged
+        try:
+            self._storage = _open_storage(self._log_path, storage_options)
+        except FileNotFoundError as err:
+            raise LogPathNotFoundError(f"File or directory not found: {self._log_path}") from err
+        self._local = self._storage.canonical(self._log_path)
+        self._is_dir = self._storage.isdir(self._local)
         self._runs = read_runs(self._log_path, storage_options, skip_damaged=skip_damaged)
         self._frames: dict = {}
+        self._children: dict[str, SummaryReader] | None = None
+
+    @classmethod
+    def _empty(cls, log_path: str, parent: "SummaryReader") -> "SummaryReader":
+        """A child for a file that is not an event file: no events (tbparse's child of such a file)."""
+        child = cls.__new__(cls)
+        child.__dict__.update(parent.__dict__, _log_path=log_path, _local=log_path, _is_dir=False, _runs=[],
+                              _frames={}, _children=None)
+        return child
 
     @property
     def log_path(self) -> str:
+        """The directory or event file read, as given."""
         return self._log_path
 
     def get_events(self, event_type: str):
@@ -68,13 +103,83 @@ class SummaryReader:
 
     @property
     def tags(self) -> dict[str, list[str]]:
-        """{event type: tag names} as tbparse lists them: the stored names (text tags keep their
-        '/text_summary'), in the order first seen, run after run; hyperparameters by name (tbparse
-        lists them in its protobuf map's order)."""
+        """{event type: tag names} for every event type ([] for types not asked for), as tbparse lists
+        them: the stored names (text tags keep their '/text_summary'), in the order first seen, run
+        after run; hyperparameters by name (tbparse lists them in its protobuf map's order)."""
+        return self.get_tags()
+
+    def get_tags(self, event_type: str | None = None) -> list[str] | dict[str, list[str]]:
+        """The tag names of one event type, or (None) `tags`."""
+        if event_type is not None and event_type not in ALL_EVENT_TYPES:
+            raise ValueError(f"Unknown event_type: {event_type}")
         from tensorboard.reader._frames import run_tags
 
-        return {kind: list(dict.fromkeys(tag for run in self._runs for tag in run_tags(run, kind)))
-                for kind in sorted(self._event_types)}
+        kinds = _raw.EVENT_TYPES_ORDER if event_type is None else (event_type,)
+        tags = {kind: list(dict.fromkeys(tag for run in self._runs for tag in run_tags(run, kind)))
+                if kind in self._event_types else [] for kind in kinds}
+        return tags if event_type is None else tags[event_type]
+
+    @property
+    def children(self) -> dict[str, "SummaryReader"]:
+        """{name: SummaryReader} for each entry of a directory log_path (sorted; a file has none), read
+        with the same options: the tree of directories and files tbparse builds. Read on first use."""
+        if self._children is None:
+            self._children = {}
+            if self._is_dir:
+                for name in self._storage.listdir(self._local):
+                    self._children[name] = self._child(self._storage.join(self._local, name))
+        return dict(self._children)
+
+    def _child(self, path: str) -> "SummaryReader":
+        if not self._storage.isdir(path) and not is_event_file(path):
+            return SummaryReader._empty(path, self)
+        return SummaryReader(path, pivot=self._pivot, extra_columns=self._extra_columns,
+                             event_types=self._event_types, storage_options=self._storage_options,
+                             skip_damaged=self._skip_damaged)
+
+    def __getitem__(self, child_idx: str) -> "SummaryReader":
+        """`reader[name]`: the child reader of that directory entry."""
+        return self.children[child_idx]
+
+    # -- one event file's raw events, as upstream's EventAccumulator holds them (tbparse's raw API) ----
+
+    def _event_file(self) -> str:
+        if self._is_dir:
+            raise ValueError(f"Not an event file: {self._log_path}")
+        return self._local
+
+    @property
+    def raw_tags(self) -> dict[str, Any]:
+        """{raw event type: tags} of an event file log_path (ValueError for a directory)."""
+        return self.get_raw_tags()
+
+    def get_raw_tags(self, event_type: str | None = None, event_acc=None) -> Any:
+        """An event file's raw tags of one type ('scalars', ..., 'graph', 'meta_graph', 'run_metadata',
+        'hparams', 'text'), or all of them; `event_acc`: an already loaded EventAccumulator to use."""
+        if event_type is not None and event_type not in _raw.RAW_EVENT_TYPES:
+            raise ValueError(f"Unknown event_type: {event_type}")
+        path = self._event_file()
+        return _raw.raw_tags(event_acc if event_acc is not None else _raw.load_accumulator(path), event_type)
+
+    @property
+    def raw_events(self) -> dict[str, dict[str, list]]:
+        """{event type: {tag: [events]}} of an event file log_path: upstream's EventAccumulator events."""
+        return self.get_raw_events()
+
+    def get_raw_events(self, event_type: str | None = None, tag: str | None = None, event_acc=None) -> Any:
+        """An event file's raw events: of one tag (a list), one type ({tag: list}) or all types."""
+        path = self._event_file()
+        return _raw.raw_events(event_acc if event_acc is not None else _raw.load_accumulator(path), event_type, tag)
+
+    # -- tbparse's static helpers ------------------------------------------------------------------------
+
+    tensor_to_histogram = staticmethod(_tbparse_static.tensor_to_histogram)
+    buckets_to_histogram_dict = staticmethod(_tbparse_static.buckets_to_histogram_dict)
+    tensor_to_image = staticmethod(_tbparse_static.tensor_to_image)
+    tensor_to_audio = staticmethod(_tbparse_static.tensor_to_audio)
+    histogram_to_cdf = staticmethod(_tbparse_static.histogram_to_cdf)
+    histogram_to_pdf = staticmethod(_tbparse_static.histogram_to_pdf)
+    histogram_to_bins = staticmethod(_tbparse_static.histogram_to_bins)
 
     def __repr__(self) -> str:
-        return f"SummaryReader(log_path={self._log_path!r})"
+        return f"SummaryReader(log_path='{self._log_path}')"

@@ -1,12 +1,17 @@
 """`tensorboard export --logdir DIR --out FILE`: a logdir's data as one flat table in .csv, .parquet,
-.json or .jsonl (chosen by the suffix). Also `python -m tensorboard.reader.export`."""
+.json or .jsonl (chosen by the suffix). Also `python -m tensorboard.reader.export`.
+
+An existing FILE is kept unless --force; the table is written to a temporary file beside it and
+renamed into place, so an interrupted export leaves no partial file."""
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import os
 import re
 import sys
+import tempfile
 import time
 
 KINDS = ("scalars", "histograms", "tensors", "text", "hparams")
@@ -22,6 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--tags", default=None, help="regex: only tags that match")
     parser.add_argument("--skip-damaged", action="store_true",
                         help="keep what precedes damage in a corrupt file (warns) instead of failing")
+    parser.add_argument("--force", action="store_true", help="replace --out if it exists (default: refuse)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return parser
 
@@ -68,9 +74,12 @@ def _plain(value):
     return tolist() if tolist is not None and not isinstance(value, (str, bytes)) else value
 
 
-def write_table(frame, out: str) -> None:
-    """Writes `frame` to `out` in the format its suffix names."""
+def write_table(frame, out: str, force: bool = True) -> None:
+    """Writes `frame` to `out` in the format its suffix names: through a temporary file in the same
+    directory, renamed into place at the end. With `force` False (the CLI's default, without --force),
+    an existing `out` is a FileExistsError, checked again at the rename."""
     fmt = _format(out)
+    check_out(out, force)
     frame = frame.copy()
     for column in frame.columns:
         if frame[column].dtype == object:
@@ -80,16 +89,56 @@ def write_table(frame, out: str) -> None:
             import pyarrow  # noqa: F401
         except ImportError as err:
             raise ImportError("Parquet export needs pyarrow: pip install pandas pyarrow pillow (the wheel's [data] extra)") from err
-        frame.to_parquet(out, index=False)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(out)), prefix=".tmp-",
+                               suffix="-" + os.path.basename(out))
+    os.close(fd)
+    try:
+        _write_format(frame, fmt, tmp)
+        os.chmod(tmp, 0o644)
+        _move_into_place(tmp, out, force)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def check_out(out: str, force: bool) -> None:
+    """Raises FileExistsError for an existing `out` unless `force` (a directory is refused even then)."""
+    if os.path.isdir(out):
+        raise IsADirectoryError(f"--out {out!r} is a directory")
+    if os.path.lexists(out) and not force:
+        raise FileExistsError(f"--out {out!r} exists; pass --force to replace it")
+
+
+def _move_into_place(tmp: str, out: str, force: bool) -> None:
+    """Renames `tmp` to `out`; without `force`, never over a file that appeared meanwhile (a hard link
+    fails if `out` exists; where links are unsupported, a last check before the rename)."""
+    if force:
+        os.replace(tmp, out)
+        return
+    try:
+        os.link(tmp, out)
+    except FileExistsError:
+        raise FileExistsError(f"--out {out!r} exists; pass --force to replace it") from None
+    except OSError:
+        check_out(out, force)
+        os.replace(tmp, out)
+    else:
+        os.unlink(tmp)
+
+
+def _write_format(frame, fmt: str, path: str) -> None:
+    if fmt == ".parquet":
+        frame.to_parquet(path, index=False)
     elif fmt == ".csv":
         for column in frame.columns:  # lists as JSON text, so the CSV round-trips
             if frame[column].map(lambda v: isinstance(v, (list, dict))).any():
                 frame[column] = frame[column].map(lambda v: json.dumps(v) if isinstance(v, (list, dict)) else v)
-        frame.to_csv(out, index=False)
+        frame.to_csv(path, index=False)
     else:
         rows = _json_rows(frame)
         text = "".join(row + "\n" for row in rows) if fmt == ".jsonl" else "[" + ",".join(rows) + "]"
-        with open(out, "w", encoding="utf-8") as f:
+        with open(path, "w", encoding="utf-8") as f:
             f.write(text)
 
 
@@ -137,11 +186,12 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         _format(args.out)
+        check_out(args.out, args.force)  # before reading the logdir: fail fast
         import pandas  # noqa: F401
     except ImportError:
         print("tensorboard export: needs pandas: pip install pandas pyarrow pillow (the wheel's [data] extra)", file=sys.stderr)
         return 2
-    except ValueError as err:
+    except (ValueError, OSError) as err:
         print(f"tensorboard export: {err}", file=sys.stderr)
         return 2
     started = time.monotonic()
@@ -155,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         frame = export_table(args.logdir, args.kind, args.runs, args.tags, args.skip_damaged, progress)
-        write_table(frame, args.out)
+        write_table(frame, args.out, args.force)
     except (OSError, ValueError, ImportError) as err:
         print(f"tensorboard export: {err}", file=sys.stderr)
         return 1

@@ -46,10 +46,17 @@ def make_string_tensor(strings: Iterable, shape: Iterable[int]) -> tensor_pb2.Te
     return tensor_pb2.TensorProto(dtype=types_pb2.DT_STRING, tensor_shape=make_shape(shape), string_val=values)
 
 
+def check_optional_text(value, name: str) -> Optional[str]:
+    """None, "" or a str UTF-8 can encode (protobuf string fields); raises naming `name` otherwise."""
+    return value if value is None or value == "" else check_tag(value, name)
+
+
 def make_metadata(plugin_name: Optional[str] = None, content: bytes = b"", display_name: Optional[str] = None,
                   description: Optional[str] = None, data_class: int = summary_pb2.DATA_CLASS_UNKNOWN
                   ) -> summary_pb2.SummaryMetadata:
     """SummaryMetadata for a plugin; unset fields stay unset so they cost no bytes."""
+    display_name = check_optional_text(display_name, "display_name")
+    description = check_optional_text(description, "summary_description")
     metadata = summary_pb2.SummaryMetadata(data_class=data_class)
     if plugin_name is not None:
         metadata.plugin_data.plugin_name = plugin_name

@@ -19,9 +19,10 @@ import numpy as np
 
 from tensorboard.convert import check_numeric, to_numpy
 from tensorboard.src import summary_pb2
+from tensorboard.summary._clipping import check_audio_range
 from tensorboard.summary._common import check_tag
 
-__all__ = ["audio", "encode_wav", "check_audio_args", "check_audio_dtype"]
+__all__ = ["audio", "encode_wav", "check_audio_args", "check_audio_dtype", "clip_shape", "as_frames_by_channels"]
 
 
 def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
@@ -63,6 +64,10 @@ def _to_pcm16(array: np.ndarray, name: str = "tensor") -> np.ndarray:
     return np.rint(scaled).astype(np.int16)
 
 
+MAX_AUDIO_CHANNELS = 65535
+MAX_AUDIO_SAMPLES = 1 << 27  # per clip, all channels: 256 MiB of 16-bit PCM (25 min of 44.1 kHz stereo)
+
+
 def check_audio_args(shape: Sequence[int], sample_rate: int, name: str = "tensor") -> None:
     """Raises, naming the argument, unless samples of `shape` ((length,) or (length, channels)) at
     `sample_rate` can be stored as WAV."""
@@ -70,6 +75,12 @@ def check_audio_args(shape: Sequence[int], sample_rate: int, name: str = "tensor
     if len(shape) not in (1, 2) or 0 in shape:
         raise ValueError(f"{name}: expected (length,) or (length, channels) samples, got shape {shape}")
     channels = shape[1] if len(shape) == 2 else 1
+    if channels > MAX_AUDIO_CHANNELS:  # WAV stores the channel count as uint16
+        raise ValueError(f"{name}: {channels} channels (shape {shape}); WAV holds at most {MAX_AUDIO_CHANNELS}; "
+                         "audio is (length, channels)")
+    if shape[0] * channels > MAX_AUDIO_SAMPLES:
+        raise ValueError(f"{name}: {shape[0] * channels} samples (shape {shape}), more than {MAX_AUDIO_SAMPLES} "
+                         "in one clip; log shorter clips")
     if isinstance(sample_rate, bool) or not isinstance(sample_rate, numbers.Real):
         raise TypeError(f"sample_rate: expected a positive integer, got {type(sample_rate).__name__}")
     # WAV stores the rate and the byte rate (rate * channels * 2) as uint32.
@@ -86,6 +97,7 @@ def audio(tag: str, tensor: Any, sample_rate: int = 44100) -> summary_pb2.Summar
     array = check_numeric(to_numpy(tensor, "tensor"), "tensor")
     check_audio_dtype(array.dtype.name)
     check_audio_args(array.shape, sample_rate)
+    check_audio_range(tag, array)  # warns once per tag about samples clipped to [-1, 1]
     if array.ndim == 1:
         array = array[:, None]
     rate = int(sample_rate)
@@ -93,3 +105,40 @@ def audio(tag: str, tensor: Any, sample_rate: int = 44100) -> summary_pb2.Summar
     proto = summary_pb2.Summary.Audio(sample_rate=rate, num_channels=pcm.shape[1], length_frames=pcm.shape[0],
                                       encoded_audio_string=encode_wav(pcm, rate), content_type="audio/wav")
     return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, audio=proto)])
+
+
+# The writers' named layouts of a clip (the `audio` function above takes frames-first (L,) or (L, C)).
+CHANNELS_FIRST = "(channels, length)"  # tensorboard.SummaryWriter: torch's (1, L) and torchaudio's (C, L)
+FRAMES_FIRST = "(length, channels)"  # tensorboard.mxboard.SummaryWriter: as this module and tensorboardX
+MAX_CHANNELS = 32  # browsers' media pipelines play at most 32 channels (Chromium's media::limits::kMaxChannels)
+
+
+def clip_shape(shape: Sequence[int], layout: str, name: str = "tensor") -> tuple[int, int]:
+    """(frames, channels) of samples of `shape` in a writer's `layout` (CHANNELS_FIRST or FRAMES_FIRST).
+
+    (L,) and any shape with one dimension above 1 ((1, L), (L, 1), (1, 1, L)) are mono clips of L
+    frames, as torch and MXBoard squeeze them; a 2-D shape with two dimensions above 1 is read in
+    `layout`, up to MAX_CHANNELS channels: a clip in the other layout fails instead of being misread.
+    """
+    shape = tuple(int(d) for d in shape)
+    wide = [d for d in shape if d != 1]
+    if 0 in shape or not shape:
+        raise ValueError(f"{name}: expected a clip of {layout} samples (or a mono (length,)), got shape {shape}")
+    if len(wide) <= 1:
+        return (wide[0] if wide else 1), 1
+    if len(shape) != 2:
+        raise ValueError(f"{name}: expected (length,) or {layout} samples, got shape {shape}")
+    frames, channels = (shape[1], shape[0]) if layout == CHANNELS_FIRST else shape
+    if channels > MAX_CHANNELS:
+        other = FRAMES_FIRST if layout == CHANNELS_FIRST else CHANNELS_FIRST
+        raise ValueError(f"{name}: shape {shape} read as {layout} is {channels} channels, more than the "
+                         f"{MAX_CHANNELS} browsers play; this writer's layout is {layout}: transpose {other} samples")
+    return frames, channels
+
+
+def as_frames_by_channels(array: np.ndarray, layout: str, name: str = "tensor") -> np.ndarray:
+    """`array` (a clip in `layout`, see clip_shape) as the (frames, channels) samples `audio` takes."""
+    frames, channels = clip_shape(array.shape, layout, name)
+    if channels == 1:
+        return array.reshape(frames, 1)
+    return array.T if layout == CHANNELS_FIRST else array

@@ -18,7 +18,17 @@ def _strings(items: Any, where: str) -> list:
     items = list(items)
     if not all(isinstance(item, str) for item in items):
         raise TypeError(f"{where}: expected a list of tag strings, got {items!r:.60}")
-    return items
+    return [_text(item, where) for item in items]
+
+
+def _text(value: Any, where: str) -> str:
+    """`value` as text a protobuf string field holds (valid Unicode); raises naming `where` otherwise."""
+    text = str(value)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ValueError(f"{where}: {text!r:.40} is not valid Unicode ({err.reason})") from None
+    return text
 
 
 def layout_proto(layout: Union[Mapping[str, Mapping[str, Any]], layout_pb2.Layout]) -> layout_pb2.Layout:
@@ -33,14 +43,14 @@ def layout_proto(layout: Union[Mapping[str, Mapping[str, Any]], layout_pb2.Layou
     for category_title, charts in layout.items():
         if not isinstance(charts, Mapping):
             raise TypeError(f"layout[{category_title!r}]: expected a dict {{chart title: [kind, tags]}}")
-        category = proto.category.add(title=str(category_title))
+        category = proto.category.add(title=_text(category_title, f"layout[{category_title!r}]"))
         for title, spec in charts.items():
             where = f"layout[{category_title!r}][{title!r}]"
             if not isinstance(spec, (list, tuple)) or len(spec) != 2:
                 raise TypeError(f"{where}: expected ['Multiline', [tags]] or ['Margin', [value, lower, upper]]")
             kind, tags = spec
             tags = _strings(tags, where)
-            chart = category.chart.add(title=str(title))
+            chart = category.chart.add(title=_text(title, where))
             if str(kind).lower() == "multiline":
                 chart.multiline.tag.extend(tags)
             elif str(kind).lower() == "margin":

@@ -87,6 +87,54 @@ def _floats(flat: np.ndarray, name: str):
 
 
 _DEFAULT_BINS = ("tensorflow", "default")
+MAX_BINS = 1 << 16  # buckets a histogram may ask for: 65,536 (0.5 MB of edges); TensorBoard's default has 1,551
+
+
+def _check_bins(bins: Bins) -> None:
+    """Raises, naming `bins`, unless it is a default name, NumPy rule name, bucket count in [1, MAX_BINS]
+    or a sequence of 2 to MAX_BINS + 1 finite, strictly increasing edges (checked before any allocation)."""
+    if isinstance(bins, str):
+        if bins not in _DEFAULT_BINS and bins not in _numpy_rules():
+            raise ValueError(f"bins: expected 'tensorflow', 'default', one of NumPy's rules "
+                             f"{sorted(_numpy_rules())}, a bucket count or a sequence of edges, got {bins!r}")
+        return
+    if isinstance(bins, (int, np.integer)) and not isinstance(bins, (bool, np.bool_)):
+        if not 1 <= bins <= MAX_BINS:
+            raise ValueError(f"bins: a bucket count must be in [1, {MAX_BINS}], got {bins}")
+        return
+    if isinstance(bins, (bool, np.bool_, float, np.floating, bytes)) or not hasattr(bins, "__len__"):
+        raise TypeError(f"bins: expected a str, an int or a sequence of edges, got {type(bins).__name__}")
+    if len(bins) > MAX_BINS + 1:
+        raise ValueError(f"bins: at most {MAX_BINS + 1} edges ({MAX_BINS} buckets), got {len(bins)}")
+    try:
+        edges = np.asarray(bins, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"bins: edges must be real numbers ({exc})") from None
+    if edges.ndim != 1 or len(edges) < 2:
+        raise ValueError(f"bins: a sequence of edges needs at least two (one bucket), got {np.asarray(bins).tolist()}")
+    if not np.isfinite(edges).all():
+        raise ValueError(f"bins: edges must be finite, got {edges[~np.isfinite(edges)][:3].tolist()} among them")
+    if not (np.diff(edges) > 0).all():
+        at = int(np.flatnonzero(np.diff(edges) <= 0)[0])
+        raise ValueError(f"bins: edges must be strictly increasing, got {edges[at]} then {edges[at + 1]}")
+
+
+def _numpy_rules():
+    """The names NumPy's histogram accepts as `bins` ("auto", "fd", "sturges", ...)."""
+    module = getattr(np.lib, "_histograms_impl", None) or getattr(np.lib, "histograms")
+    return module._hist_bin_selectors
+
+
+def _rule_bins(flat: np.ndarray, rule: str, lo: float, hi: float) -> int:
+    """How many buckets NumPy's `rule` makes for `flat` (range [lo, hi]), computed without making them."""
+    if lo == hi:
+        return 1
+    width = _numpy_rules()[rule](flat, (lo, hi))
+    if not width:
+        return 1
+    with np.errstate(over="ignore", divide="ignore"):
+        count = math.ceil((hi - lo) / width) if math.isfinite((hi - lo) / width) else math.inf
+    return count
 
 
 def check_histogram_args(shape: Sequence[int], bins: Bins = "tensorflow", max_bins: Optional[int] = None,
@@ -98,14 +146,41 @@ def check_histogram_args(shape: Sequence[int], bins: Bins = "tensorflow", max_bi
         raise ValueError(f"max_bins: expected a positive int or None, got {max_bins!r}")
     if math.prod(int(d) for d in shape) == 0:
         raise ValueError(f"{name}: cannot make a histogram of an empty array")
-    if not (isinstance(bins, str) and bins in _DEFAULT_BINS):
-        if not isinstance(bins, str) and np.ndim(bins) == 1 and len(bins) < 2:
-            raise ValueError(f"bins: a sequence of edges needs at least two (one bucket), "
-                             f"got {np.asarray(bins).tolist()}")
-        try:  # NumPy's own checks of `bins` (a positive int, a rule's name, increasing edges), on one value
-            np.histogram_bin_edges(np.zeros(1), bins=bins)
-        except (ValueError, TypeError) as exc:
-            raise ValueError(f"bins: {exc}") from exc
+    _check_bins(bins)
+
+
+def _numpy_buckets(flat: np.ndarray, bins: Bins, lo: float, hi: float, name: str):
+    """(right edges, counts) of NumPy's histogram of `flat` (min `lo`, max `hi`) with checked `bins`;
+    values outside explicit edges are refused (NumPy would leave them out of every bucket)."""
+    if isinstance(bins, str):
+        count = _rule_bins(flat, bins, lo, hi)
+        if count > MAX_BINS:
+            raise ValueError(f"bins: rule {bins!r} makes {count} buckets for these values, more than "
+                             f"{MAX_BINS}; pass a bucket count instead")
+    elif hasattr(bins, "__len__"):
+        first, last = float(bins[0]), float(bins[-1])
+        if lo < first or hi > last:
+            outside = int(np.count_nonzero((flat < first) | (flat > last)))
+            raise ValueError(f"{name}: {outside} of {flat.size} values lie outside bins' range [{first}, {last}] "
+                             f"(values span [{lo}, {hi}]); widen the edges or clip the values")
+    try:
+        counts, edges = np.histogram(flat, bins=bins)
+    except (ValueError, TypeError) as exc:  # e.g. a range beyond float64 split into `bins` buckets
+        raise ValueError(f"bins: {exc}") from exc
+    return edges[1:].astype(np.float64), counts
+
+
+def _check_written(limits: np.ndarray, counts: np.ndarray, num: int, check_limits: bool = True) -> None:
+    """The invariant of every histogram written, O(buckets): non-negative counts that add up to `num`,
+    under finite, strictly increasing limits (not checked for the default buckets, a subset of a sorted
+    constant table; the last may be DBL_MAX). A failure here is a bug, so it is never written."""
+    if len(counts) != len(limits) or not len(counts):
+        raise RuntimeError(f"internal error: {len(counts)} histogram counts for {len(limits)} bucket limits")
+    if counts.min() < 0 or int(counts.sum()) != num:
+        raise RuntimeError(f"internal error: histogram counts {counts.tolist()[:8]}... do not add up to {num}")
+    if check_limits and not (math.isfinite(limits[0]) and math.isfinite(limits[-1])
+                             and (limits[1:] > limits[:-1]).all()):
+        raise RuntimeError("internal error: histogram bucket limits are not finite and increasing")
 
 
 def histogram_proto(values: Any, bins: Bins = "tensorflow", max_bins: Optional[int] = None,
@@ -131,18 +206,16 @@ def histogram_proto(values: Any, bins: Bins = "tensorflow", max_bins: Optional[i
         what = "sum" if not math.isfinite(total) else "sum of squares"
         warnings.warn(f"{name}: the {what} of the values is beyond float64's range and is logged as inf "
                       f"(the buckets, min and max are exact)", stacklevel=3)
-    if isinstance(bins, str) and bins in _DEFAULT_BINS:
+    default = isinstance(bins, str) and bins in _DEFAULT_BINS
+    if default:
         limits, counts = _compact(default_bucket_limits(), default_counts)
     else:
         if flat is None:  # NumPy's bins need the values themselves
             flat = _bits.pattern_values(fmt).take(array.reshape(-1))
-        try:
-            counts, edges = np.histogram(flat, bins=bins)
-        except (ValueError, TypeError) as exc:
-            raise ValueError(f"bins: {exc}") from exc
-        limits, counts = _compact(edges[1:].astype(np.float64), counts)
+        limits, counts = _compact(*_numpy_buckets(flat, bins, lo, hi, name))
     if max_bins is not None and len(counts) > max_bins:
         limits, counts = _limit_buckets(limits, counts, int(max_bins))
+    _check_written(limits, counts, array.size, check_limits=not default)
     return summary_pb2.HistogramProto.FromString(wire.histogram_bytes(lo, hi, float(array.size), total, squares,
                                                                      limits, counts))
 
@@ -158,7 +231,7 @@ def histogram_raw_proto(min: Any, max: Any, num: Any, sum: Any, sum_squares: Any
                         bucket_counts: Any) -> summary_pb2.HistogramProto:
     """A HistogramProto from precomputed statistics, checked so that TensorBoard can draw it:
     bucket i counts values in (bucket_limits[i-1], bucket_limits[i]]; limits must never decrease,
-    counts be finite and non-negative, min <= max unless num is 0, and nothing may be NaN."""
+    counts be finite and non-negative and add up to num, min <= max unless num is 0, and nothing may be NaN."""
     low, high = _raw_number(min, "min"), _raw_number(max, "max")
     count, total, squares = _raw_number(num, "num"), _raw_number(sum, "sum"), _raw_number(sum_squares, "sum_squares")
     if low > high and count > 0:  # an empty histogram: TensorFlow writes min=DBL_MAX, max=-DBL_MAX
@@ -176,6 +249,9 @@ def histogram_raw_proto(min: Any, max: Any, num: Any, sum: Any, sum_squares: Any
     if not (np.isfinite(counts).all() and counts.min() >= 0):
         raise ValueError(f"bucket_counts: expected finite, non-negative counts, "
                          f"got range [{counts.min()}, {counts.max()}]")
+    counted = float(counts.sum())
+    if abs(counted - count) > 1e-9 * (count if count > 1 else 1.0):  # `max` is an argument here  # TensorBoard draws the buckets, and shows num
+        raise ValueError(f"bucket_counts and num: the counts add up to {counted}, num is {count}")
     return summary_pb2.HistogramProto(min=low, max=high, num=count, sum=total, sum_squares=squares,
                                       bucket_limit=limits.tolist(), bucket=counts.tolist())
 
@@ -185,8 +261,9 @@ def histogram(tag: str, values: Any, bins: Bins = "tensorflow",
     """A histogram summary of `values` (any shape; flattened).
 
     `bins`: "tensorflow"/"default" for TensorBoard's exponential buckets, or anything
-    numpy.histogram accepts (an int, a sequence of edges, "auto", "fd", ...; NumPy's
-    [left, right) bucket semantics then apply). `max_bins` merges neighbouring buckets.
+    numpy.histogram accepts (a count up to MAX_BINS, finite strictly increasing edges, "auto", "fd", ...;
+    NumPy's [left, right) bucket semantics then apply; values outside explicit edges are refused, as
+    NumPy would count them nowhere). `max_bins` merges neighbouring buckets.
     """
     check_tag(tag)
     proto = histogram_proto(values, bins=bins, max_bins=max_bins, name="values")

@@ -18,7 +18,7 @@ from tensorboard.src._pool import message_class
 
 # google.protobuf.Value as registered in our descriptor pool (hparams.proto's map values).
 ProtoValue = message_class("google.protobuf.Value")
-from tensorboard.summary._common import make_metadata, make_shape
+from tensorboard.summary._common import check_optional_text, check_tag, make_metadata, make_shape
 
 __all__ = ["hparams", "EXPERIMENT_TAG", "SESSION_START_INFO_TAG", "SESSION_END_INFO_TAG"]
 
@@ -31,8 +31,10 @@ def _plain(value: Any, where: str):
     """An hparam value as bool, str or float; TypeError naming `where` otherwise."""
     if isinstance(value, np.generic):
         value = value.item()
-    if isinstance(value, (bool, str)):
+    if isinstance(value, bool):
         return value
+    if isinstance(value, str):
+        return check_optional_text(value, where)  # a protobuf string: valid Unicode
     if isinstance(value, numbers.Real):
         try:
             with np.errstate(over="ignore"):  # np.longdouble beyond float64
@@ -103,10 +105,12 @@ def hparams(hparam_dict: Mapping[str, Any], metric_dict: Mapping[str, Any],
     for key, value in hparam_dict.items():
         if not isinstance(key, str) or not key:
             raise TypeError(f"hparam_dict: keys must be non-empty str, got {key!r}")
+        check_tag(key, "hparam_dict key")
         values[key] = _plain(value, f"hparam_dict[{key!r}]")
     for key in metric_dict:
         if not isinstance(key, str) or not key:
             raise TypeError(f"metric_dict: keys must be non-empty str, got {key!r}")
+        check_tag(key, "metric_dict key")
     for key in domains:
         if key not in values:
             raise ValueError(f"hparam_domain_discrete[{key!r}]: no such key in hparam_dict")

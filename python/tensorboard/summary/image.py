@@ -8,6 +8,7 @@ Pixel rule (by dtype, never by the data, so a run renders consistently across st
   int8, int16  full signed range -> 0..255 (dtype min -> 0, dtype max -> 255)
   int32/int64/uint32/uint64  taken as 8-bit values, clipped to 0..255 (framework default
                integer tensors usually hold 0..255 pixels)
+Clipping warns (ClippedValuesWarning) the first time per tag, naming the range seen.
 Batches (N > 1) are tiled into a grid of up to `max_columns` columns, like make_grid; or, with
 `image_samples`, kept as separate samples of one step (tf.summary.image's form, a slider in the
 Images dashboard).
@@ -21,11 +22,13 @@ import numpy as np
 
 from tensorboard.convert import check_numeric, to_numpy
 from tensorboard.src import summary_pb2
+from tensorboard.summary._clipping import check_image_range
 from tensorboard.summary._common import check_tag, make_metadata, make_string_tensor
 from tensorboard.summary._layout import arrange, arranged_shape
 from tensorboard.summary._png import encode_png
 
-__all__ = ["image", "images", "image_samples", "to_uint8", "to_nhwc", "make_grid", "image_proto", "check_image_shape"]
+__all__ = ["image", "images", "image_samples", "to_uint8", "to_nhwc", "make_grid", "image_proto", "check_image_shape",
+           "check_image_size", "MAX_IMAGE_SIDE"]
 
 
 def to_uint8(array: np.ndarray, name: str = "tensor") -> np.ndarray:
@@ -67,6 +70,25 @@ def check_image_shape(shape: Sequence[int], dataformats: str, name: str = "tenso
         raise ValueError(f"{name}: image is empty, shape {shape}")
 
 
+MAX_IMAGE_SIDE = 32767  # px per side of an image written (after tiling and rescale): browsers' own limit
+
+
+def check_image_size(shape: Sequence[int], dataformats: str, rescale: float = 1, name: str = "tensor",
+                     tiled: bool = True) -> None:
+    """Raises, naming the argument, when the PNG made of an image or batch of `shape` (tiled into a grid
+    of up to 8 columns if `tiled`, each image alone if not, then rescaled) would be wider or taller
+    than MAX_IMAGE_SIDE: checked before any pixel is converted or allocated."""
+    count, height, width, _ = arranged_shape(tuple(int(d) for d in shape), dataformats, "NCHW", "HW", "NHWC", name)
+    columns = min(count, 8) if tiled else 1
+    rows = math.ceil(count / columns) if tiled else 1
+    out_height, out_width = rows * height * rescale, columns * width * rescale
+    if max(out_height, out_width) > MAX_IMAGE_SIDE:
+        what = "rescale" if rescale > 1 and max(rows * height, columns * width) <= MAX_IMAGE_SIDE else name
+        raise ValueError(f"{what}: the image would be {round(out_height)}x{round(out_width)} px (shape "
+                         f"{tuple(shape)}{', tiled' if tiled and count > 1 else ''}, rescale {rescale}); at most "
+                         f"{MAX_IMAGE_SIDE} px a side")
+
+
 def check_rescale(rescale: float) -> None:
     """Raises unless `rescale` is a positive number."""
     if not isinstance(rescale, (int, float)) or not rescale > 0:
@@ -101,11 +123,14 @@ def _resize(pixels: np.ndarray, rescale: float) -> np.ndarray:
 
 
 def image_proto(tensor: Any, rescale: float = 1, dataformats: str = "HWC",
-                name: str = "tensor") -> summary_pb2.Summary.Image:
-    """The PNG `Summary.Image` of an image or a batch (tiled)."""
+                name: str = "tensor", tag: str | None = None) -> summary_pb2.Summary.Image:
+    """The PNG `Summary.Image` of an image or a batch (tiled); `tag`: warn about clipped pixels under it."""
     array = to_numpy(tensor, name)
     check_rescale(rescale)
     check_image_shape(array.shape, dataformats, name)
+    check_image_size(array.shape, dataformats, rescale, name)
+    if tag is not None:
+        check_image_range(tag, array)
     batch = to_nhwc(array, dataformats, name)
     channels = batch.shape[3]
     pixels = _resize(make_grid(to_uint8(batch, name)), rescale)
@@ -118,7 +143,7 @@ def image(tag: str, tensor: Any, rescale: float = 1, dataformats: str = "HWC") -
     """An image summary (PNG). `dataformats` may be HW, HWC, CHW, NCHW, NHWC, ...;
     N > 1 images are tiled into a grid. See the module docstring for the pixel rule."""
     check_tag(tag)
-    proto = image_proto(tensor, rescale, dataformats)
+    proto = image_proto(tensor, rescale, dataformats, tag=tag)
     return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, image=proto)])
 
 
@@ -135,7 +160,10 @@ def image_samples(tag: str, tensor: Any, max_outputs: int = 3, dataformats: str 
         raise ValueError(f"max_outputs: expected a positive int, got {max_outputs!r}")
     array = to_numpy(tensor, "tensor")
     check_image_shape(array.shape, dataformats, "tensor")
-    batch = to_uint8(to_nhwc(array, dataformats, "tensor"), "tensor")[:max_outputs]
+    check_image_size(array.shape, dataformats, 1, "tensor", tiled=False)
+    chosen = to_nhwc(array, dataformats, "tensor")[:max_outputs]
+    check_image_range(tag, chosen)
+    batch = to_uint8(chosen, "tensor")
     height, width = batch.shape[1:3]
     pngs = [encode_png(pixels) for pixels in batch]
     value = summary_pb2.Summary.Value(

@@ -16,13 +16,29 @@ from tensorboard.summary._common import check_tag, make_metadata, make_tensor
 
 __all__ = ["pr_curve", "pr_curve_raw", "check_pr_curve_args"]
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 _MIN_COUNT = 1e-7  # denominator floor, as upstream, so empty thresholds give 0 not NaN
 
 
+MAX_THRESHOLDS = 1 << 16  # 65,536 thresholds: a 1.5 MB tensor (upstream's default is 127)
+
+
 def _check_thresholds(num_thresholds: Any) -> int:
-    if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, (int, np.integer)) or num_thresholds < 1:
-        raise ValueError(f"num_thresholds: expected an int >= 1, got {num_thresholds!r}")
+    if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, (int, np.integer)):
+        raise TypeError(f"num_thresholds: expected an int, got {type(num_thresholds).__name__} {num_thresholds!r:.40}")
+    if not 1 <= num_thresholds <= MAX_THRESHOLDS:
+        raise ValueError(f"num_thresholds: expected an int in [1, {MAX_THRESHOLDS}], got {num_thresholds}")
     return int(num_thresholds)
+
+
+def _check_curve(rows: np.ndarray, total: float) -> None:
+    """The invariant of every PR curve made from data, O(thresholds): finite, non-negative counts whose
+    TP + FP at threshold 0 (everything predicted positive) is the total weight; precision and recall in [0, 1]."""
+    counts, ratios = rows[:4], rows[4:]
+    if not (np.isfinite(rows).all() and counts.min() >= 0 and ratios.max() <= 1):
+        raise RuntimeError("internal error: a PR curve with negative or non-finite counts")
+    if abs(float(counts[0, 0] + counts[1, 0]) - total) > 1e-9 * (total if total > 1 else 1.0):
+        raise RuntimeError(f"internal error: PR curve counts add up to {counts[0, 0] + counts[1, 0]}, not {total}")
 
 
 def check_pr_curve_args(labels_shape: Sequence[int], predictions_shape: Sequence[int],
@@ -79,7 +95,12 @@ def pr_curve(tag: str, labels: Any, predictions: Any, num_thresholds: int = 127,
     fn = tp[0] - tp
     precision = tp / np.maximum(_MIN_COUNT, tp + fp)
     recall = tp / np.maximum(_MIN_COUNT, tp + fn)
-    return _summary(tag, np.stack([tp, fp, tn, fn, precision, recall]), count)
+    rows = np.stack([tp, fp, tn, fn, precision, recall])
+    total = float(weight.sum())
+    if not total <= _FLOAT32_MAX:  # the counts are float32
+        raise ValueError(f"weights: they add up to {total:g}, beyond the float32 counts a PR curve holds")
+    _check_curve(rows, total)
+    return _summary(tag, rows, count)
 
 
 def pr_curve_raw(tag: str, true_positive_counts: Any, false_positive_counts: Any, true_negative_counts: Any,
@@ -102,6 +123,8 @@ def pr_curve_raw(tag: str, true_positive_counts: Any, false_positive_counts: Any
         array = check_numeric(to_numpy(series, name), name).reshape(-1)
         if array.size != count:
             raise ValueError(f"{name}: expected num_thresholds={count} values, got {array.size}")
+        if name.endswith("_counts") and array.size and not (array >= 0).all():  # NaN fails too
+            raise ValueError(f"{name}: expected non-negative counts, got range [{array.min()}, {array.max()}]")
         with np.errstate(over="ignore"):
             narrow = array.astype(np.float32)
         if np.isinf(narrow).sum() > np.isinf(array).sum():

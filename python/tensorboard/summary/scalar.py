@@ -9,7 +9,7 @@ import numpy as np
 from tensorboard._args import check_float32
 from tensorboard.convert import to_float
 from tensorboard.src import summary_pb2
-from tensorboard.summary._common import check_tag, make_metadata, make_tensor
+from tensorboard.summary._common import check_optional_text, check_tag, make_metadata, make_tensor
 
 
 def scalar(tag: str, value: Any, display_name: Optional[str] = None, description: Optional[str] = None, *,
@@ -22,6 +22,8 @@ def scalar(tag: str, value: Any, display_name: Optional[str] = None, description
     A finite value beyond float32 becomes ±inf with a warning unless double_precision.
     """
     check_tag(tag)
+    display_name = check_optional_text(display_name, "display_name")
+    description = check_optional_text(description, "summary_description")
     number = to_float(value, "value")
     if double_precision or new_style:
         if not double_precision:

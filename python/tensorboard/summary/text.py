@@ -8,7 +8,9 @@ import numpy as np
 from tensorboard.src import plugin_data_pb2, summary_pb2
 from tensorboard.summary._common import check_tag, make_metadata, make_string_tensor
 
-__all__ = ["text"]
+__all__ = ["text", "MAX_TEXT_BYTES"]
+
+MAX_TEXT_BYTES = 16 << 20  # UTF-8 bytes per call: 16 MiB (a browser will not render more in one card)
 
 
 def text(tag: str, text: Any) -> summary_pb2.Summary:
@@ -26,14 +28,30 @@ def text(tag: str, text: Any) -> summary_pb2.Summary:
             bad = bad[0]
             raise TypeError(f"text: expected str items, got {type(bad).__name__} {bad!r:.40}")
         strings, shape = flat, array.shape
+    size = 0
     for index, item in enumerate(strings):
-        if isinstance(item, bytes):
+        where = "" if not shape else f" (item {index})"
+        size += len(item)  # a str's UTF-8 is at least as long: refused before it is encoded
+        if size > MAX_TEXT_BYTES:
+            raise ValueError(f"text: more than {MAX_TEXT_BYTES} bytes of UTF-8 in one call; split it over "
+                             "several tags or steps")
+        if isinstance(item, str):
             try:
-                item.decode("utf-8")
-            except UnicodeDecodeError as err:  # the text plugin decodes every string of the tag as UTF-8
-                where = "" if not shape else f" (item {index})"
-                raise ValueError(f"text: bytes that are not UTF-8{where}: {err.reason} at byte {err.start}; "
-                                 "the text dashboard could not show any step of the tag") from None
+                encoded = item.encode("utf-8")
+            except UnicodeEncodeError as err:  # a lone surrogate: text UTF-8 (and so TensorBoard) cannot hold
+                raise ValueError(f"text: not valid Unicode{where}: {err.reason} at index {err.start} "
+                                 f"({item[err.start:err.end]!r})") from None
+            size += len(encoded) - len(item)
+            strings[index] = encoded
+            continue
+        try:
+            item.decode("utf-8")
+        except UnicodeDecodeError as err:  # the text plugin decodes every string of the tag as UTF-8
+            raise ValueError(f"text: bytes that are not UTF-8{where}: {err.reason} at byte {err.start}; "
+                             "the text dashboard could not show any step of the tag") from None
+    if size > MAX_TEXT_BYTES:
+        raise ValueError(f"text: more than {MAX_TEXT_BYTES} bytes of UTF-8 in one call; split it over "
+                         "several tags or steps")
     content = plugin_data_pb2.TextPluginData(version=0).SerializeToString()
     metadata = make_metadata("text", content, data_class=summary_pb2.DATA_CLASS_TENSOR)
     value = summary_pb2.Summary.Value(tag=tag, metadata=metadata, tensor=make_string_tensor(strings, shape))

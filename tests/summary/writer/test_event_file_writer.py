@@ -6,7 +6,6 @@ upstream's event file loader (and with upstream's full reader in .venv-upstream)
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from upstream import upstream_read
+from waiting import eventually, module_from_file
 
 from tensorboard import _upstream
 from tensorboard import event_file as core
@@ -29,14 +29,10 @@ from tensorboard.summary.writer import event_file_writer as ours
 
 REPO = Path(__file__).resolve().parents[3]
 UPSTREAM_FILE = os.path.join(_upstream.upstream_dir(), "summary", "writer", "event_file_writer.py")
-POLL_SECONDS = 30.0  # liveness bound for "eventually written by the writer thread", not a speed limit
 
 
 def _load_upstream():
-    spec = importlib.util.spec_from_file_location("upstream_event_file_writer", UPSTREAM_FILE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return module_from_file("upstream_event_file_writer", UPSTREAM_FILE)
 
 
 UPSTREAM = _load_upstream()
@@ -65,13 +61,7 @@ def _scalar_event(tag: str, value: float, step: int, pb2=upstream_event_pb2, sum
                      summary=summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, simple_value=value)]))
 
 
-def _poll(predicate) -> bool:
-    deadline = time.monotonic() + POLL_SECONDS
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return predicate()
+_poll = eventually
 
 
 def _without_wall_time(event) -> bytes:

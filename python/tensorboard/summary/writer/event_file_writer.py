@@ -3,10 +3,18 @@
 torch.utils.tensorboard and upstream's own summary code write through `EventFileWriter` here:
 same constructor, file names and first record as upstream's, but events go to
 `tensorboard.event_file.EventFileWriter` (native CRC-32C, batched writes, errors raised).
+Our own FileWriter and SummaryWriter open their files through `EventFileWriter` here too (looked up
+at each open), so tools that patch this class to find logdirs (wandb) see every writer.
+`_AsyncWriter` and `_AsyncWriterThread` are upstream's queue-and-thread writer over any object with
+write/flush/close, for code that uses them directly.
 """
 from __future__ import annotations
 
+import os  # noqa: F401 (upstream's module-level names: os, queue, socket, threading, time)
+import queue
+import socket  # noqa: F401
 import threading
+import time
 
 from tensorboard import event_file
 
@@ -62,18 +70,22 @@ class EventFileWriter:
     upstream has none).
     """
 
-    def __init__(self, logdir, max_queue_size: int = 10, flush_secs: float = 120, filename_suffix: str = ""):
+    def __init__(self, logdir, max_queue_size: int = 10, flush_secs: float = 120, filename_suffix: str = "",
+                 *, core_options: dict | None = None):
+        """core_options: our FileWriter's settings for `tensorboard.event_file.EventFileWriter`, taken
+        as they are (max_queue, flush_secs, storage, fsync, on_error, ...) instead of upstream's two."""
         self._logdir = logdir
-        self._max_queue, self._flush_secs = _core_settings(max_queue_size, flush_secs)
         if not isinstance(filename_suffix, str):
             raise TypeError(f"filename_suffix must be a str, got {filename_suffix!r}")
-        self._suffix = filename_suffix
+        if core_options is None:
+            max_queue, flush_secs = _core_settings(max_queue_size, flush_secs)
+            core_options = dict(max_queue=max_queue, flush_secs=flush_secs, source_writer=SOURCE_WRITER)
+        self._core_options = dict(core_options, filename_suffix=filename_suffix)
         self._lock = threading.Lock()
         self._core = self._open()
 
     def _open(self) -> event_file.EventFileWriter:
-        core = event_file.EventFileWriter(self._logdir, max_queue=self._max_queue, flush_secs=self._flush_secs,
-                                          filename_suffix=self._suffix, source_writer=SOURCE_WRITER)
+        core = event_file.EventFileWriter(self._logdir, **self._core_options)
         self._write = core.write
         return core
 
@@ -111,6 +123,134 @@ class EventFileWriter:
         with self._lock:
             if self._core.closed:
                 self._core = self._open()
+
+
+def open_core(logdir, max_queue: int, flush_secs: float, filename_suffix: str,
+              core_options: dict) -> event_file.EventFileWriter:
+    """Opens an event file for our FileWriter through this module's `EventFileWriter`, looked up now,
+    so a class patched in later (wandb.tensorboard.patch, sync_tensorboard) is constructed and sees
+    `logdir`. A replacement not built on ours is not used (it would write a second file)."""
+    opener = EventFileWriter
+    options = dict(core_options, max_queue=max_queue, flush_secs=flush_secs)
+    if not (isinstance(opener, type) and issubclass(opener, _OURS)):
+        opener = _OURS
+    return opener(logdir, max_queue, flush_secs, filename_suffix, core_options=options)._core
+
+
+_OURS = EventFileWriter
+
+
+class _AsyncWriter:
+    """Upstream's asynchronous byte writer: `write` queues bytes for `record_writer` (anything with
+    write/flush/close), a daemon `_AsyncWriterThread` writes them and flushes every `flush_secs`."""
+
+    def __init__(self, record_writer, max_queue_size: int = 20, flush_secs: float = 120):
+        self._writer = record_writer
+        self._closed = False
+        self._byte_queue: queue.Queue = queue.Queue(max_queue_size)
+        self._worker = _AsyncWriterThread(self._byte_queue, record_writer, flush_secs)
+        self._lock = threading.Lock()
+        self._worker.start()
+
+    def write(self, bytestring: bytes) -> None:
+        """Queues `bytestring` (blocks while the queue is full); IOError once closed, or the thread's error."""
+        with self._lock:  # one caller at a time: a check passed here cannot go stale before the put
+            self._check_worker_status()
+            if self._closed:
+                raise IOError("Writer is closed")
+            self._byte_queue.put(bytestring)
+            self._check_worker_status()
+
+    def flush(self) -> None:
+        """Returns once everything queued before the call is written, then flushes `record_writer`."""
+        with self._lock:
+            self._check_worker_status()
+            if self._closed:
+                raise IOError("Writer is closed")
+            self._byte_queue.join()
+            self._writer.flush()
+            self._check_worker_status()
+
+    def close(self) -> None:
+        """Writes what is queued, stops the thread, flushes and closes `record_writer`; idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._worker.stop()
+            self._writer.flush()
+            self._writer.close()
+
+    def _check_worker_status(self) -> None:
+        """Raises the exception that stopped the writer thread, if any."""
+        if self._worker.exception is not None:
+            raise self._worker.exception
+
+
+class _AsyncWriterThread(threading.Thread):
+    """The daemon thread of `_AsyncWriter`: writes queued bytes, flushes at most every `flush_secs`
+    (the first write at once), and on an error keeps it in `exception` and empties the queue so no
+    caller stays blocked. `stop()` ends it after what is queued."""
+
+    def __init__(self, queue: queue.Queue, record_writer, flush_secs: float):
+        super().__init__(daemon=True)
+        self.exception: BaseException | None = None
+        self._queue = queue
+        self._record_writer = record_writer
+        self._flush_secs = flush_secs
+        self._next_flush_time = 0.0
+        self._has_pending_data = False
+        self._shutdown_signal = object()
+
+    def stop(self) -> None:
+        self._queue.put(self._shutdown_signal)
+        self.join()
+
+    def run(self) -> None:
+        try:
+            self._run()
+        except Exception as err:
+            self.exception = err
+            self._release_waiters()
+            raise
+
+    def _release_waiters(self) -> None:
+        """Takes every queued item off, so callers blocked in put() or join() return and see the error."""
+        while True:
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                return
+            self._queue.task_done()
+
+    def _run(self) -> None:
+        while True:
+            data = self._next_item(self._next_flush_time - time.time())
+            if data is self._shutdown_signal:
+                return
+            now = time.time()
+            if now > self._next_flush_time:
+                if self._has_pending_data:  # nothing new: no flush (an upload, on some file systems)
+                    self._record_writer.flush()
+                    self._has_pending_data = False
+                self._next_flush_time = now + self._flush_secs
+
+    def _next_item(self, wait: float):
+        """Takes one item (waiting up to `wait` s) and writes it; None when none came in time."""
+        try:
+            data = self._queue.get(True, wait) if wait > 0 else self._queue.get_nowait()
+        except queue.Empty:
+            return None
+        if data is self._shutdown_signal:
+            self._queue.task_done()
+            return data
+        try:
+            self._record_writer.write(data)
+            self._has_pending_data = True
+        finally:
+            if data:
+                self._queue.task_done()
+        return None
 
 
 def __getattr__(name: str):

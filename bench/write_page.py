@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""Renders docs/benchmarks.md from one `make bench` run (results.json, read_results.json), so the
+published figures are always those of a complete, recorded run: the page is never edited by hand.
+
+    python bench/write_page.py                                  # artifacts/bench -> docs/benchmarks.md
+    python bench/write_page.py --results DIR --out PAGE.md
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
+import histogram_dists  # noqa: E402
+import read  # noqa: E402
+from jax_step_overhead import VARIANTS  # noqa: E402
+from run import LABELS, TORCH_OURS, render_markdown, table_rows  # noqa: E402
+from workloads import WORKLOADS  # noqa: E402
+
+VARIANT_TEXT = {"nothing": "nothing (the noise floor: identical blocks)",
+                "python-200us": "200 µs of pure-Python CPU in the caller",
+                "host-copy": "`copy_to_host_async()` on the weights",
+                "copy-weights": "one jitted copy of the step's 256×256 weights",
+                "copy-constant": "one jitted copy of a constant 256×256 array",
+                "ours-snapshots": "our snapshots of the loss and the weights (what `add_*` takes)",
+                "device-counts": "the weights counted into buckets by a jitted JAX kernel"}
+
+
+def table(head: list[str], rows: list[list[Any]]) -> str:
+    return render_markdown(head, rows)
+
+
+def fmt(value: float | None, digits: int = 3, unit: str = "") -> str:
+    return "–" if value is None else f"{value:.{digits}g}{unit}"
+
+
+def ratio(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}×"
+
+
+def yes_no(flag: bool | None) -> str:
+    return "–" if flag is None else ("yes" if flag else "**no**")
+
+
+# -- sections ----------------------------------------------------------------------------------------
+
+def machine_section(results: dict) -> str:
+    m, env = results.get("machine", {}), results.get("environments", {})
+    load = [m.get("loadavg_start"), m.get("loadavg_end")]
+    rows = [["CPU", m.get("cpu", "unknown")], ["cores", m.get("cores")], ["memory", f"{m.get('mem_gb')} GB"],
+            ["OS", m.get("os")], ["Python", m.get("python")], ["NumPy", m.get("numpy") or "unknown"],
+            ["date", m.get("date") or "unknown"], ["git commit", f"`{m.get('git_commit') or 'unknown'}`"],
+            ["1-min load average, start / end", " / ".join(f"{x[0]:.2f}" if x else "–" for x in load)],
+            ["total time", f"{results.get('elapsed_s', 0) / 60:.0f} min"]]
+    rows += [[f"environment: {LABELS.get(lib, lib)}", f"`{text}`"] for lib, text in env.items()]
+    return "## Machine and run\n\n" + table(["", ""], rows) + (
+        "\n\nThe figures are ratios of libraries measured side by side in one run, each measurement in a fresh "
+        "process with the libraries in rotating order; absolute times move with the machine and its load.")
+
+
+def writing_section(results: dict) -> str:
+    config = results.get("config", {})
+    workloads = [w for w in config.get("workloads", list(WORKLOADS)) if w in results.get("summary", {})]
+    if not workloads:
+        return "## Writing\n\nNo writing workload completed in this run."
+    head, rows = table_rows(results["summary"], workloads, with_refs=not config.get("no_refs"))
+    what = "\n".join(f"- `{w}`: {WORKLOADS[w][0]}" for w in workloads)
+    notes = "\n\n".join(results.get("notes", []))
+    return (f"## Writing: ours vs tensorboardX vs torch.utils.tensorboard\n\n{what}\n\n" + table(head, rows) +
+            f"\n\n{notes}\n\nRows \"{LABELS[TORCH_OURS]}\" run the same `torch.utils.tensorboard` code on our "
+            "writer core; their × compares them with torch on upstream's core. \"ref\" rows are plain Python loops "
+            "writing the same framed records (hand-encoded, or framed before the clock started).")
+
+
+def histogram_section(extra: dict | None) -> str:
+    title = "## Histograms on any data (`bench/histogram_dists.py`)\n\n"
+    if not extra or not extra.get("rows"):
+        return title + not_run(extra)
+    by_dist: dict = {}
+    for row in extra["rows"]:
+        by_dist.setdefault(row["dist"], {})[row["size"]] = row
+    sizes = sorted({row["size"] for row in extra["rows"]})
+    largest = 1_000_000 if 1_000_000 in sizes else sizes[-1]
+    head = (["data"] + [f"× tbx {size:,}" for size in sizes] + [f"× torch {size:,}" for size in sizes] +
+            [f"ms/call at {largest:,} ours / tbx / torch"])
+    rows = []
+    for dist, per_size in by_dist.items():
+        at = per_size.get(largest, {})
+        name = histogram_dists.DISTS.get(dist, dist) + (" (ours: `ValueError`)" if at.get("ours_refused") else "")
+        rows.append([name] + [ratio(per_size.get(s, {}).get("x_tbx")) for s in sizes] +
+                    [ratio(per_size.get(s, {}).get("x_torch")) for s in sizes] +
+                    [" / ".join(fmt(at.get(lib) and at[lib] * 1e3) for lib in histogram_dists.LIBS)])
+    met = sum(1 for row in extra["rows"] if row.get("met"))
+    return (title + "`add_histogram` with the default buckets; × = peer's median seconds per call / ours "
+            f"({reps_text(extra)}).\n\n" + table(head, rows) +
+            f"\n\nGoal {extra.get('goal', '')}: {met} of {len(extra['rows'])} rows met." + errors_text(extra))
+
+
+def reading_section(read_results: dict | None, extra: dict | None) -> str:
+    title = "## Reading logs into DataFrames (`bench/read.py`)\n\n"
+    results = (read_results or {}).get("results")
+    if not results:
+        return title + not_run(extra)
+    head = ["workload", "size", "ours", "EventAccumulator", "tbparse", "× EventAccumulator", "× tbparse",
+            "peak ΔRSS MB ours / EA / tbparse", "goal", "met?"]
+    rows = []
+    for workload, row in results.items():
+        r = row["readers"]
+        seconds = [fmt(r.get(x, {}).get("seconds"), unit=" s") for x in read.READERS]
+        memory = " / ".join(fmt(r.get(x, {}).get("peak_delta_mb")) for x in read.READERS)
+        goal = (f"≥{row['goal']:g}× both, less memory" if row.get("goal") else "less memory")
+        met = row.get("goal_met") if row.get("goal") else row.get("lower_memory")
+        rows.append([f"{row['what']}", f"{row['bytes'] / 1e6:.1f} MB", *seconds, ratio(row.get("x_ea")),
+                     ratio(row.get("x_tbparse")), memory, goal, yes_no(met)])
+    reps = (read_results or {}).get("config", {}).get("reps")
+    return (title + "Our `tensorboard.reader.SummaryReader` vs upstream's `EventAccumulator` (size guidance 0, one "
+            "per run directory, rows into a DataFrame) vs tbparse; each reader in a fresh process, median of "
+            f"{reps} runs; × = peer's time / ours.\n\n" + table(head, rows))
+
+
+def async_section(extra: dict | None) -> str:
+    title = "## Logging does not wait for the step (`bench/async_log.py`)\n\n"
+    if not extra or "latency" not in extra:
+        return title + not_run(extra)
+    rows = [[key.replace("/", ": "), fmt(v.get("caller_ms"), unit=" ms"), fmt(v.get("compute_ms"), unit=" ms")]
+            for key, v in extra["latency"].items()]
+    latency = table(["framework: library", "caller's time in add_scalar(x)", "x's computation"], rows)
+    loop_rows = []
+    for mode, libs in extra.get("loops", {}).items():
+        for lib, v in libs.items():
+            speeds = f"{fmt(v.get('steps_per_s'), 4)} vs {fmt(v.get('steps_per_s_none'), 4)}"
+            loop_rows.append([mode, LABELS.get(lib, lib), fmt(v.get("ratio")), speeds])
+    loops = table(["loop", "library", "steps/s with logging / without", "steps/s with vs without"], loop_rows)
+    goals = ", ".join(f"{k}: {yes_no(v)}" for k, v in extra.get("goals", {}).items())
+    return (title + f"The caller's time in `add_scalar(x)` while `x` is a still-running computation "
+            f"({reps_text(extra)}; goal for ours ≤ 1 ms):\n\n{latency}\n\n"
+            "A small JAX loop logging its loss and a 256×256 weight histogram every step, as a ratio of "
+            "paired blocks with and without logging (goal for ours ≥ 0.97 on \"loop\"; \"loop-tiny\" has "
+            f"no goal):\n\n{loops}\n\nGoals met: {goals}.")
+
+
+def first_call_section(extra: dict | None) -> str:
+    title = "## The first call of a new shape (`bench/first_call.py`)\n\n"
+    if not extra or "libs" not in extra:
+        return title + not_run(extra)
+    rows = [[LABELS.get(lib, lib), v.get("errors") and not v.get("first_scalar_ms") and v["errors"][0]
+             or fmt(v.get("first_scalar_ms"), unit=" ms"), fmt(v.get("hist_median_ms"), unit=" ms"),
+             fmt(v.get("hist_max_ms"), unit=" ms"), fmt(v.get("hist_total_ms"), 4, " ms")]
+            for lib, v in extra["libs"].items()]
+    goals = ", ".join(f"{k}: {yes_no(v)}" for k, v in extra.get("goals", {}).items())
+    return (title + f"The caller's time for JAX values ({reps_text(extra)}): the process's first `add_scalar(x)` "
+            "while `x` is still being computed, and 200 `add_histogram` calls of 200 different shapes (goal for "
+            "ours: ≤ 1 ms each).\n\n" +
+            table(["library", "first add_scalar (pending)", "200 shapes: median", "largest", "total"], rows) +
+            f"\n\nGoals met: {goals}.")
+
+
+def step_overhead_section(extra: dict | None) -> str:
+    title = "## What one extra call per step costs the JAX loop (`bench/jax_step_overhead.py`)\n\n"
+    variants = {k: v for k, v in (extra or {}).items() if k in VARIANTS}
+    if not variants:
+        return title + not_run(extra)
+    rows = [[VARIANT_TEXT.get(k, k), v.get("error") or fmt(v.get("ratio")),
+             "" if "error" in v else f"{fmt(v.get('steps_per_s'), 4)} vs {fmt(v.get('steps_per_s_none'), 4)}"]
+            for k, v in variants.items()]
+    pairs = (extra.get("args") or ["", "?"])[-1]
+    return (title + f"Steps/s with the call after every step over steps/s without, median of {pairs} pairs, a "
+            "fresh process per variant (a diagnostic: no goal).\n\n" +
+            table(["call after every step", "ratio", "steps/s with vs without"], rows))
+
+
+def startup_soak_section(startup: dict | None, soak: dict | None) -> str:
+    text = "## Start-up, footprint and soak\n\n"
+    if startup and "startup_ratio" in startup:
+        rows = [["launcher start-up (spawn to first `/data/plugins_listing` answer)",
+                 f"{startup['ours_startup_s']} s", f"{startup['upstream_startup_s']} s", startup["startup_ratio"],
+                 f"≤ {startup['startup_target']}"],
+                ["`import tensorboard`", f"{startup['ours_import_ms']} ms", f"{startup['upstream_import_ms']} ms",
+                 startup["import_ratio"], f"≤ {startup['import_target']}"],
+                ["installed size", f"{startup['installed_mb']} MB", f"{startup['upstream_installed_mb']} MB",
+                 "", ""]]
+        if startup.get("wheel_mb"):
+            rows.append(["wheel", f"{startup['wheel_mb']} MB", "", "", ""])
+        text += (f"`bench/startup.py`: our installed wheel vs upstream tensorboard {startup.get('upstream_version')}"
+                 f", medians, alternating (target met: {yes_no(startup.get('target_met'))}).\n\n" +
+                 table(["", "ours", "upstream", "ratio", "target"], rows) + "\n\n")
+    else:
+        text += "Start-up: " + not_run(startup) + "\n\n"
+    if soak and "events" in soak:
+        text += (f"`bench/soak.py`: {soak['events']:,} scalars through one `SummaryWriter` in {soak['seconds']} s "
+                 f"({soak['events_per_second']:,} events/s); peak RSS {soak['rss_peak_mb']} MB, growth after the "
+                 f"first 10 % {soak['rss_growth_after_10pct_mb']} MB; the {soak['file_mb']} MB file read back: "
+                 f"{soak['read_back']:,} of {soak['events']:,} events.")
+    else:
+        text += "Soak: " + not_run(soak)
+    return text
+
+
+def reproduce_section() -> str:
+    return ("## Reproduce\n\n```sh\n"
+            "make bench        # make install + tools/test_envs.sh, bench/run.py --extras-reps 2, "
+            "then bench/write_page.py\n"
+            ".venv/bin/python bench/run.py --reps 1 --workloads scalars_1tag --no-extras   # a quick look\n"
+            ".venv/bin/python bench/write_page.py --results artifacts/bench --out /tmp/benchmarks.md\n"
+            "```\n\nEach script's `--help` lists its options (repetitions, sizes, workloads). tensorboardX and "
+            "torch run in `.venv-upstream` (upstream `tensorboard` shares this package's import name), created by "
+            "`tools/test_envs.sh` with the CPU torch wheel. Raw results: `artifacts/bench/results.json` and "
+            "`read_results.json`; workload details: `bench/README.md`.")
+
+
+# -- helpers -----------------------------------------------------------------------------------------
+
+def reps_text(extra: dict) -> str:
+    args = extra.get("args") or []
+    reps = args[args.index("--reps") + 1] if "--reps" in args else "3"
+    return f"median of {reps} fresh processes"
+
+
+def has_result(extra: dict | None) -> bool:
+    """Whether an extra benchmark printed its result (a script exits 1 with a result when a goal is missed)."""
+    return bool(extra) and any(key not in ("wall_s", "args", "error") for key in extra)
+
+
+def not_run(extra: dict | None) -> str:
+    if extra and extra.get("error"):
+        return f"this run failed: `{extra['error']}`."
+    return "Not part of this run (`bench/run.py --no-extras`)."
+
+
+def errors_text(extra: dict) -> str:
+    return "".join(f"\n\nError: `{e}`" for e in extra.get("errors", []))
+
+
+KNOWN_EXTRAS = ("histogram_dists.py", "read.py", "async_log.py", "jax_step_overhead.py", "startup.py", "soak.py",
+                "first_call.py")
+
+
+def other_extras_section(extras: dict) -> str:
+    """Extras this page has no table for yet: their top-level figures, as recorded."""
+    parts = []
+    for name, extra in extras.items():
+        if name in KNOWN_EXTRAS or not has_result(extra):
+            continue
+        rows = [[key, value] for key, value in extra.items()
+                if isinstance(value, (int, float, str, bool)) and key not in ("wall_s",)]
+        parts.append(f"### `bench/{name}`\n\n" + (table(["", ""], rows) if rows else "No top-level figures."))
+    return ("## Other benchmarks\n\n" + "\n\n".join(parts)) if parts else ""
+
+
+def failures_section(results: dict) -> str:
+    failed = [f"- {r['workload']} / {LABELS.get(r['lib'], r['lib'])}: `{r['error']}`"
+              for r in results.get("runs", []) if "error" in r]
+    failed += [f"- `{name}`: `{extra['error']}`" for name, extra in results.get("extras", {}).items()
+               if extra.get("error") and not has_result(extra)]
+    return ("## Failed measurements\n\n" + "\n".join(failed)) if failed else ""
+
+
+def render(results: dict, read_results: dict | None) -> str:
+    extras = results.get("extras", {})
+    parts = ["# Benchmarks",
+             "Generated by `make bench` (`bench/write_page.py`) from the run described below; not edited by hand. "
+             "Every figure compares this package with its peers measured side by side in the same run.",
+             machine_section(results), writing_section(results), histogram_section(extras.get("histogram_dists.py")),
+             reading_section(read_results, extras.get("read.py")), async_section(extras.get("async_log.py")),
+             first_call_section(extras.get("first_call.py")), step_overhead_section(extras.get("jax_step_overhead.py")),
+             startup_soak_section(extras.get("startup.py"), extras.get("soak.py")), other_extras_section(extras),
+             failures_section(results), reproduce_section()]
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--results", default=os.path.join(REPO, "artifacts", "bench"),
+                        help="directory holding results.json (and read_results.json), default artifacts/bench")
+    parser.add_argument("--out", default=os.path.join(REPO, "docs", "benchmarks.md"))
+    args = parser.parse_args(argv)
+    path = os.path.join(args.results, "results.json")
+    if not os.path.exists(path):
+        print(f"write_page: {path} not found: run bench/run.py first (make bench)", file=sys.stderr)
+        return 2
+    with open(path) as f:
+        results = json.load(f)
+    read_results = None
+    read_path = os.path.join(args.results, "read_results.json")
+    if has_result(results.get("extras", {}).get("read.py")) and os.path.exists(read_path):
+        with open(read_path) as f:
+            read_results = json.load(f)
+    with open(args.out, "w") as f:
+        f.write(render(results, read_results))
+    print(f"write_page: wrote {os.path.relpath(args.out)} from {os.path.relpath(path)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""docs/compatibility.md (written by tools/compat_table.py at every `make test`) states exactly the
+versions each test environment reports."""
+
+import importlib.util
+
+from upstream import REPO
+
+_spec = importlib.util.spec_from_file_location("compat_table", REPO / "tools" / "compat_table.py")
+compat_table = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(compat_table)
+
+
+def test_every_version_in_the_page_is_what_its_environment_reports():
+    page = compat_table.parse((REPO / "docs" / "compatibility.md").read_text(encoding="utf-8"))
+    assert list(page) == [env for env, _ in compat_table.ENVS]
+    for env in page:
+        assert page[env] == compat_table.env_versions(env), env
+
+
+def test_the_page_names_the_versions_that_matter():
+    page = compat_table.parse((REPO / "docs" / "compatibility.md").read_text(encoding="utf-8"))
+    assert page[".venv"]["tensorboard"].count("+standalone.") == 1
+    assert page[".venv-upstream"]["tensorboard"] == "2.21.0"
+    assert page[".venv-protobuf-floor"]["protobuf"] == "6.31.1"
+    assert page[".venv-mxnet"]["mxnet"] == "1.9.1" and page[".venv-mxnet"]["numpy"] == "1.23.5"
+    assert page[".venv-ecosystem"]["torch"].endswith("+cpu")
+
+
+def test_render_and_parse_round_trip():
+    versions = {env: {package: (None if i % 3 else "1.%d" % i) for i, package in enumerate(compat_table.PACKAGES)}
+                for env, _ in compat_table.ENVS}
+    assert compat_table.parse(compat_table.render(versions)) == versions

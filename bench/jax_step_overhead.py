@@ -83,11 +83,11 @@ def per_step_call(variant: str):
     if variant == "copy-constant":
         return (lambda step, params, loss: keep(copy(constant))), None
     if variant == "ours-snapshots":
-        from tensorboard._deferred import snapshot
+        from tensorboard.values.deferred import snapshot
 
         return (lambda step, params, loss: keep(snapshot(loss, "jax"), snapshot(params["w1"], "jax"))), None
     if variant == "device-counts":
-        from tensorboard._deferred import snapshot
+        from tensorboard.values.deferred import snapshot
 
         count, results = device_counter(), []
         return (lambda step, params, loss: results.append((snapshot(loss, "jax"), count(params["w1"]))),

@@ -67,7 +67,7 @@ def preflight(libs) -> tuple[list, dict]:
     keep = []
     for lib in libs:
         python, env = env_for(lib)
-        probe = {"ours": "import tensorboard, tensorboard.crc32c as c; print(tensorboard.__file__, tensorboard.__version__, c.IMPLEMENTATION)",
+        probe = {"ours": "import tensorboard, tensorboard.events.crc32c as c; print(tensorboard.__file__, tensorboard.__version__, c.IMPLEMENTATION)",
                  "tbx": "import tensorboardX, tensorboardX.crc32c as c; print(tensorboardX.__version__, 'crc32c' if c._crc32c_native else 'python')",
                  "torch": "import torch, tensorboard; print(torch.__version__, 'cuda' if torch.version.cuda else 'cpu', tensorboard.__version__)",
                  TORCH_OURS: "import torch, tensorboard.summary.writer.event_file_writer as w; print(torch.__version__, w.__file__)"}.get(lib)

@@ -24,7 +24,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "python"))
 
 import tensorboard  # noqa: E402
-from tensorboard import reader, record  # noqa: E402
+from tensorboard import reader
+from tensorboard.events import record  # noqa: E402
 
 
 def rss_bytes() -> int:

@@ -19,14 +19,14 @@ def load(lib: str):
     info: dict = {"python": platform.python_version()}
     if lib in ("ours", "ref-hand", "ref-pre"):
         import tensorboard
-        import tensorboard.crc32c
+        import tensorboard.events.crc32c
         # Our submodules load lazily, on the first add_* that needs them; tensorboardX and torch
         # load all theirs at import. Load ours here too, so code is not counted as data memory.
         import tensorboard.projector
         import tensorboard.summary
 
         info.update(module=tensorboard.__file__, version=tensorboard.__version__,
-                    crc32c=tensorboard.crc32c.IMPLEMENTATION)
+                    crc32c=tensorboard.events.crc32c.IMPLEMENTATION)
         return tensorboard.SummaryWriter, info
     if lib == "tbx":
         import tensorboardX
@@ -45,7 +45,7 @@ def load(lib: str):
         return SummaryWriter, info
     if lib == "torch-ours":  # torch.utils.tensorboard unchanged, its EventFileWriter served by our core
         import tensorboard
-        import tensorboard.crc32c
+        import tensorboard.events.crc32c
         import torch
         from tensorboard.summary.writer import event_file_writer
         from torch.utils.tensorboard import SummaryWriter
@@ -53,7 +53,7 @@ def load(lib: str):
         if not event_file_writer.__file__.startswith(os.path.dirname(tensorboard.__file__)):
             raise SystemExit(f"torch-ours: EventFileWriter comes from {event_file_writer.__file__}, not ours")
         info.update(module=event_file_writer.__file__, version=f"torch {torch.__version__} / ours {tensorboard.__version__}",
-                    crc32c=tensorboard.crc32c.IMPLEMENTATION)
+                    crc32c=tensorboard.events.crc32c.IMPLEMENTATION)
         return SummaryWriter, info
     raise SystemExit(f"unknown library {lib!r}")
 

@@ -147,7 +147,7 @@ def _scalar_prefix(tag: str) -> bytes:
 
 def _masked_crc_fn():
     """The same CRC-32C our logger uses in this process (native or pure Python)."""
-    from tensorboard.crc32c import masked_crc32c
+    from tensorboard.events.crc32c import masked_crc32c
 
     return masked_crc32c
 

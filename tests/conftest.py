@@ -16,7 +16,7 @@ def deferred_conversions(monkeypatch) -> dict:
     the first thread to start it is recorded."""
     import threading
 
-    from tensorboard import _deferred
+    from tensorboard.values import deferred as _deferred
 
     conversions: dict = {}
     original = _deferred.Deferred._run

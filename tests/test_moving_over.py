@@ -1,5 +1,5 @@
 """Moving over is an import change: MXBoard's, tensorboardX's and torch's calls behave as there (MXBoard's
-positional orders through tensorboard.mxboard.SummaryWriter, see tests/test_orders.py). What is written
+positional orders through tensorboard.mxboard.SummaryWriter, see tests/writers/test_orders.py). What is written
 is read back by upstream's reader."""
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ def test_beyond_float32_warns_or_is_kept_exactly_with_double_precision(tmp_path)
     assert run["metadata"]["new"]["plugin_name"] == "scalars"
 
 
-# -- argument orders: one per class, tested in tests/test_orders.py ------------------------------------
+# -- argument orders: one per class, tested in tests/writers/test_orders.py ------------------------------------
 
 def test_add_hparams_name_and_positional_forms(tmp_path):
     with tensorboard.SummaryWriter(tmp_path) as sw:

@@ -7,7 +7,7 @@ from google.protobuf import text_format
 
 from tensorboard import projector
 from tensorboard.src import projector_config_pb2
-from tensorboard.storage import LocalStorage
+from tensorboard.events.storage import LocalStorage
 from upstream import as_array, upstream_read
 
 FS = LocalStorage()

@@ -6,8 +6,10 @@ upstream TensorBoard (`tensorboard.notebook`, `tensorboard.program`, `tensorboar
 `tensorboard.backend.event_processing`, ...) resolves too, from the copy inside this wheel,
 and loads only when used.
 """
-from tensorboard import _upstream
+from tensorboard import _aliases, _upstream
 from tensorboard._version import __version__
+
+_aliases.install()  # tensorboard.event_file, tensorboard.storage, ...: the paths before the layers
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from urllib.parse import quote
 import numpy as np
 from google.protobuf import text_format
 
-from tensorboard.convert import check_numeric, count_beyond_float32, to_numpy
+from tensorboard.values.convert import check_numeric, count_beyond_float32, to_numpy
 from tensorboard.src import projector_config_pb2
 from tensorboard.summary._png import encode_png
 from tensorboard.summary.image import to_uint8

@@ -1,7 +1,7 @@
 """Column-wise CRC-32C equals the native CRC of each payload, for every length the reader groups."""
 import numpy as np
 
-from tensorboard.crc32c import crc32c, crc32c_python
+from tensorboard.events.crc32c import crc32c, crc32c_python
 from tensorboard.reader._crc_columns import COLUMN_MAX_LENGTH, crc_columns
 
 

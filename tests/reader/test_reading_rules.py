@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tensorboard
-from tensorboard import record
+from tensorboard.events import record
 from tensorboard.reader import CorruptEventFileError, DamagedFileWarning, SummaryReader, TruncatedTailWarning
 from tensorboard.src import event_pb2, summary_pb2
 from upstream import upstream_run
@@ -234,17 +234,17 @@ def test_huge_steps_and_out_of_order_steps_in_bulk(tmp_path):
 
 def test_a_histogram_field_in_several_packed_chunks_is_read_whole(tmp_path):
     """Protobuf joins repeated packed chunks of one field; the raw-byte fast path must not keep only the last."""
-    from tensorboard import wire
+    from tensorboard.events import _wire
 
     def packed(field, values):
         data = struct.pack(f"<{len(values)}d", *values)
-        return bytes([field << 3 | 2]) + wire.varint(len(data)) + data
+        return bytes([field << 3 | 2]) + _wire.varint(len(data)) + data
 
     histo = (struct.pack("<Bd", 0x19, 4.0) + packed(6, [1.0, 2.0]) + packed(6, [3.0, 4.0])
              + packed(7, [1.0, 1.0]) + packed(7, [1.0, 1.0]))
-    value = b"\x0a\x01h\x2a" + wire.varint(len(histo)) + histo
-    summary = b"\x0a" + wire.varint(len(value)) + value
-    raw = struct.pack("<Bd", 0x09, 1.0) + b"\x10\x01\x2a" + wire.varint(len(summary)) + summary
+    value = b"\x0a\x01h\x2a" + _wire.varint(len(histo)) + histo
+    summary = b"\x0a" + _wire.varint(len(value)) + value
+    raw = struct.pack("<Bd", 0x09, 1.0) + b"\x10\x01\x2a" + _wire.varint(len(summary)) + summary
     header = event_pb2.Event(wall_time=0.5, file_version="brain.Event:2").SerializeToString()
     (tmp_path / "events.out.tfevents.1.host").write_bytes(record.frame_many([header, raw]))
     frame = SummaryReader(tmp_path).histograms

@@ -11,7 +11,7 @@ import time
 import pytest
 
 import tensorboard
-from tensorboard import _signals, record
+from tensorboard.events import _signals, record
 from tensorboard.src import summary_pb2
 from upstream import upstream_read
 import rb_helpers as h
@@ -150,7 +150,7 @@ QUEUED_CHILD = """
     w = tensorboard.SummaryWriter(sys.argv[1], flush_secs=3600, max_queue=10**6)
     for i in range(5000):
         w.add_scalar("x", float(i), i)
-    from tensorboard import _signals
+    from tensorboard.events import _signals
     print("installed" if _signals.installed() else "not-installed", flush=True)
     if mode == "exception":
         raise RuntimeError("training blew up")
@@ -195,7 +195,7 @@ def test_queued_events_survive_termination(tmp_path, mode, signum, returncode, i
 INTERRUPTED_CHILD = """
 import os, signal, sys, time
 import tensorboard
-from tensorboard import _deferred
+from tensorboard.values import deferred as _deferred
 w = tensorboard.SummaryWriter(sys.argv[1], flush_secs=3600, max_queue=10**6)
 def fails():
     raise ValueError("cannot convert")
@@ -203,7 +203,7 @@ w.file_writer.add_deferred(_deferred.Deferred(fails, 0, "bad"))  # its error is 
 for i in range(100):
     w.add_scalar("x", float(i), i)
 inner = w.file_writer._writer
-inner._deferred_lock.acquire()  # as inside _take_deferred_error, raising an earlier value's error
+inner._deferred._error_lock.acquire()  # as inside DeferredWrites.take_error, raising an earlier value's error
 # The state SIGTERM finds when it lands inside the writer's own calls (seen in Pool workers at exit):
 # a wake-up half set (threading.Event's lock held; ours: the flag set, its token not yet posted) ...
 lock = getattr(inner._wake, "_cond", None)
@@ -220,7 +220,7 @@ time.sleep(120)
 def test_sigterm_that_interrupts_the_writers_own_calls_still_flushes_and_dies(tmp_path):
     """The handler runs in the interrupted main thread, so it must not wait for a lock that thread
     holds: it posts its wake-up on a reentrant queue, and the writer thread stops waiting for `_space`
-    and `_deferred_lock`."""
+    and the deferred values' error lock."""
     import subprocess
     import sys
     import textwrap
@@ -253,7 +253,7 @@ def test_sigterm_keeps_the_programs_own_handler(tmp_path):
 
 def test_sighup_ignored_by_nohup_stays_ignored(tmp_path):
     code = ("import signal, sys, tensorboard; signal.signal(signal.SIGHUP, signal.SIG_IGN); "
-            "w = tensorboard.SummaryWriter(sys.argv[1]); from tensorboard import _signals; "
+            "w = tensorboard.SummaryWriter(sys.argv[1]); from tensorboard.events import _signals; "
             "print(_signals.installed(signal.SIGTERM), _signals.installed(signal.SIGHUP), "
             "signal.getsignal(signal.SIGHUP) is signal.SIG_IGN); w.close()")
     import subprocess
@@ -301,7 +301,7 @@ def test_handler_only_from_main_thread_and_without_own_handler(tmp_path):
 CHAINING_CHILD = """
 import os, signal, sys
 import tensorboard
-from tensorboard import _signals
+from tensorboard.events import _signals
 w = tensorboard.SummaryWriter(sys.argv[1], flush_secs=3600, max_queue=10**6)
 w.add_scalar("x", 0.0, 0)
 assert _signals.installed()

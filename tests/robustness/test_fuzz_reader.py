@@ -16,8 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import tensorboard
-from tensorboard import reader, record
-from tensorboard.crc32c import masked_crc32c
+from tensorboard import reader
+from tensorboard.events import record
+from tensorboard.events.crc32c import masked_crc32c
 from tensorboard.src import summary_pb2
 
 MUTATIONS = 5000  # mutated files per run (a second or two of reading)

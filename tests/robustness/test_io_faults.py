@@ -17,8 +17,9 @@ import warnings
 import pytest
 
 import tensorboard
-from tensorboard import _write_policy, event_file, reader
-from tensorboard.storage import FsspecStorage
+from tensorboard import reader
+from tensorboard.events import _files, event_file
+from tensorboard.events.storage import FsspecStorage
 from upstream import upstream_read
 import rb_helpers as h
 
@@ -108,7 +109,7 @@ def test_full_disk_raises_and_keeps_flushed_events(small_disk):
 
 
 def test_full_disk_warn_mode_drops_counts_and_recovers(small_disk, monkeypatch):
-    monkeypatch.setattr(_write_policy, "RETRY_FIRST", 0.05)
+    monkeypatch.setattr(_files, "RETRY_FIRST", 0.05)
     filler = small_disk / "filler"
     filler.write_bytes(b"\0" * (1024 * 1024 - 64 * 1024))  # leaves ~64 KiB
     logdir = small_disk / "run"
@@ -185,8 +186,8 @@ def test_file_size_limit_raises_efbig_and_keeps_flushed_events(tmp_path):
 FSIZE_WARN_CHILD = """
     import json, resource, signal, sys, warnings
     import tensorboard
-    from tensorboard import _write_policy
-    _write_policy.RETRY_FIRST = 0.01
+    from tensorboard.events import _files
+    _files.RETRY_FIRST = 0.01
     warnings.simplefilter("ignore")
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
@@ -210,8 +211,8 @@ def test_file_size_limit_warn_mode_counts_every_event_it_cannot_write(tmp_path):
 
 UNPRIVILEGED_CHILD = """
     import json, os, sys, time, warnings
-    import tensorboard, tensorboard.writer, tensorboard.distributed, tensorboard.convert  # before dropping privileges:
-    from tensorboard import _write_policy                              # the interpreter lives under /root
+    import tensorboard, tensorboard.writer, tensorboard.distributed, tensorboard.values.convert  # before dropping privileges:
+    from tensorboard.events import _files                              # the interpreter lives under /root
     os.setgid(65534)
     os.setuid(65534)  # root bypasses permissions: act as nobody
     logdir, mode = sys.argv[1], sys.argv[2]
@@ -223,7 +224,7 @@ UNPRIVILEGED_CHILD = """
         sys.exit(0)
     warnings.simplefilter("always")
     with warnings.catch_warnings(record=True) as caught:
-        _write_policy.RETRY_FIRST = 0.05
+        _files.RETRY_FIRST = 0.05
         w = tensorboard.SummaryWriter(logdir, on_error="warn")
         for i in range(100):
             w.add_scalar("x", float(i), i)
@@ -303,7 +304,7 @@ def test_deleted_directory_raises_at_flush(tmp_path):
 
 
 def test_deleted_directory_warn_mode_starts_a_new_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(_write_policy, "RETRY_FIRST", 0.05)
+    monkeypatch.setattr(_files, "RETRY_FIRST", 0.05)
     logdir = tmp_path / "run"
     writer = tensorboard.SummaryWriter(logdir, on_error="warn")
     writer.add_scalar("x", 0.0, 0)
@@ -353,7 +354,7 @@ def test_events_written_to_a_deleted_file_are_written_again(tmp_path, recreate, 
 
 
 def test_a_deletion_between_flushes_is_found_by_the_periodic_name_check(tmp_path, monkeypatch):
-    monkeypatch.setattr(_write_policy, "CONFIRM_BYTES", 2000)  # ~50 scalar records
+    monkeypatch.setattr(_files, "CONFIRM_BYTES", 2000)  # ~50 scalar records
     logdir = tmp_path / "run"
     writer = tensorboard.SummaryWriter(logdir, on_error="warn", max_queue=10)
     writer.add_scalar("x", 0.0, 0)
@@ -473,7 +474,7 @@ def test_remote_outage_raises_after_retries_and_keeps_uploaded_events(flaky_memo
 
 
 def test_remote_outage_warn_mode_keeps_buffer_and_loses_nothing(flaky_memory, monkeypatch):
-    monkeypatch.setattr(_write_policy, "RETRY_FIRST", 0.05)
+    monkeypatch.setattr(_files, "RETRY_FIRST", 0.05)
     storage, flaky = flaky_memory
     url = "/flaky-test_remote_outage_warn_mode_keeps_buffer_and_loses_nothing"
     writer = event_file.EventFileWriter("memory:/" + url, storage=storage, on_error="warn")
@@ -493,7 +494,7 @@ def test_remote_outage_warn_mode_keeps_buffer_and_loses_nothing(flaky_memory, mo
 
 
 def test_remote_close_during_an_outage_counts_exactly_what_was_not_uploaded(flaky_memory, monkeypatch):
-    monkeypatch.setattr(_write_policy, "RETRY_FIRST", 0.05)
+    monkeypatch.setattr(_files, "RETRY_FIRST", 0.05)
     storage, flaky = flaky_memory
     url = "/flaky-test_remote_close_during_an_outage_counts_exactly_what_was_not_uploaded"
     writer = event_file.EventFileWriter("memory:/" + url, storage=storage, on_error="warn")
@@ -511,6 +512,6 @@ def test_remote_close_during_an_outage_counts_exactly_what_was_not_uploaded(flak
 
 
 def h_scalar(i: int) -> bytes:
-    from tensorboard import wire
+    from tensorboard.events import _wire
 
-    return wire.scalar_event(wire.scalar_prefix("x"), float(i), i, 1000.0 + i)
+    return _wire.scalar_event(_wire.scalar_prefix("x"), float(i), i, 1000.0 + i)

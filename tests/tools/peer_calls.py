@@ -1,5 +1,5 @@
 """Writer calls made positionally, as each peer library's own users make them (NumPy only, so that both
-our venv and .venv-upstream can import this): tests/test_orders.py runs them on our two classes, and
+our venv and .venv-upstream can import this): tests/writers/test_orders.py runs them on our two classes, and
 tests/tools/run_peer_calls.py runs the torch/tensorboardX lists through the real libraries."""
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorboard.convert import to_float, to_numpy
+from tensorboard.values.convert import to_float, to_numpy
 
 __all__ = ["log_histogram", "log_scalar"]
 

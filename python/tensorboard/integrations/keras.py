@@ -21,7 +21,7 @@ from typing import Any, Mapping
 import keras
 import numpy as np
 
-from tensorboard.convert import to_float
+from tensorboard.values.convert import to_float
 from tensorboard.summary.image import image_samples
 from tensorboard.integrations import _keras_arrays
 

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from tensorboard.convert import to_numpy
+from tensorboard.values.convert import to_numpy
 from tensorboard.integrations._common import log_histogram, log_scalar
 
 __all__ = ["LogMetricsCallback", "LogParamsCallback", "GradientMonitor", "gradient_names", "histogram_stat_func"]

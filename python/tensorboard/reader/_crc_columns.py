@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from tensorboard.crc32c import _TABLE, crc32c
+from tensorboard.events.crc32c import _TABLE, crc32c
 
 COLUMN_MAX_LENGTH = 192  # longer payloads: one native call per record is already cheaper per byte
 COLUMN_MIN_RECORDS = 16  # fewer records: the per-call overhead of native CRCs is smaller than NumPy's

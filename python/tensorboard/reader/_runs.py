@@ -7,10 +7,10 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from tensorboard.record import CorruptRecordError, TruncatedRecordError, read_records
+from tensorboard.events.record import CorruptRecordError, TruncatedRecordError, read_records
 from tensorboard.reader._scan import CorruptEventFileError, TruncatedTailWarning
 from tensorboard.reader._store import RunData
-from tensorboard.storage import storage_for
+from tensorboard.events.storage import storage_for
 
 
 def is_event_file(name: str) -> bool:

@@ -6,9 +6,9 @@ import struct
 import warnings
 from typing import BinaryIO, Iterator
 
-from tensorboard.crc32c import crc32c
+from tensorboard.events.crc32c import crc32c
 from tensorboard.reader._crc_columns import COLUMN_MAX_LENGTH, COLUMN_MIN_RECORDS, crc_columns
-from tensorboard.record import MAX_RECORD_BYTES, CorruptRecordError, _read_bounded
+from tensorboard.events.record import MAX_RECORD_BYTES, CorruptRecordError, _read_bounded
 
 _LEN = struct.Struct("<Q").unpack_from
 CHUNK_BYTES = 1 << 20  # 1 MiB: big enough to amortise reads and NumPy calls, small enough to keep memory flat

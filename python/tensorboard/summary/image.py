@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from tensorboard.convert import check_numeric, to_numpy
+from tensorboard.values.convert import check_numeric, to_numpy
 from tensorboard.src import summary_pb2
 from tensorboard.summary._clipping import check_image_range
 from tensorboard.summary._common import check_tag, make_metadata, make_string_tensor

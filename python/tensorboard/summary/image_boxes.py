@@ -6,7 +6,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from tensorboard.convert import check_numeric, to_numpy
+from tensorboard.values.convert import check_numeric, to_numpy
 from tensorboard.src import summary_pb2
 from tensorboard.summary._common import check_tag
 from tensorboard.summary._layout import arranged_shape

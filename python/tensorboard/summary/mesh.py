@@ -13,7 +13,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from tensorboard.convert import check_numeric, count_beyond_float32, to_numpy
+from tensorboard.values.convert import check_numeric, count_beyond_float32, to_numpy
 from tensorboard.src import mesh_pb2, summary_pb2
 from tensorboard.summary._common import check_tag, make_metadata, make_tensor
 

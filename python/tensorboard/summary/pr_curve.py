@@ -10,7 +10,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from tensorboard.convert import check_numeric, to_numpy
+from tensorboard.values.convert import check_numeric, to_numpy
 from tensorboard.src import plugin_data_pb2, summary_pb2
 from tensorboard.summary._common import check_tag, make_metadata, make_tensor
 

@@ -6,8 +6,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tensorboard._args import check_float32
-from tensorboard.convert import to_float
+from tensorboard.values._args import check_float32
+from tensorboard.values.convert import to_float
 from tensorboard.src import summary_pb2
 from tensorboard.summary._common import check_optional_text, check_tag, make_metadata, make_tensor
 

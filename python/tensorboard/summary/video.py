@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from tensorboard.convert import to_numpy
+from tensorboard.values.convert import to_numpy
 from tensorboard.src import summary_pb2
 from tensorboard.summary._common import check_tag
 from tensorboard.summary._layout import arrange, arranged_shape

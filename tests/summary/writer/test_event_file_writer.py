@@ -20,7 +20,7 @@ from upstream import upstream_read
 from waiting import eventually, module_from_file
 
 from tensorboard import _upstream
-from tensorboard import event_file as core
+from tensorboard.events import event_file as core
 from tensorboard.compat.proto import event_pb2 as upstream_event_pb2
 from tensorboard.compat.proto import summary_pb2 as upstream_summary_pb2
 from tensorboard.src import event_pb2 as our_event_pb2

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from upstream import as_array, upstream_read
 
-from tensorboard import event_file as core
+from tensorboard.events import event_file as core
 from tensorboard.summary.writer import event_file_writer as ours
 
 torch = pytest.importorskip("torch")  # CPU torch is part of .venv (tools/test_envs.sh); TB_STRICT fails a skip

@@ -2,7 +2,7 @@
 
 torch.utils.tensorboard and upstream's own summary code write through `EventFileWriter` here:
 same constructor, file names and first record as upstream's, but events go to
-`tensorboard.event_file.EventFileWriter` (native CRC-32C, batched writes, errors raised).
+`tensorboard.events.event_file.EventFileWriter` (native CRC-32C, batched writes, errors raised).
 Our own FileWriter and SummaryWriter open their files through `EventFileWriter` here too (looked up
 at each open), so tools that patch this class to find logdirs (wandb) see every writer.
 `_AsyncWriter` and `_AsyncWriterThread` are upstream's queue-and-thread writer over any object with
@@ -16,7 +16,7 @@ import socket  # noqa: F401
 import threading
 import time
 
-from tensorboard import event_file
+from tensorboard.events import event_file
 
 SOURCE_WRITER = "tensorboard.summary.writer.event_file_writer"  # upstream's first event names its writer so
 _EVENT_NAME = "tensorboard.Event"
@@ -72,7 +72,7 @@ class EventFileWriter:
 
     def __init__(self, logdir, max_queue_size: int = 10, flush_secs: float = 120, filename_suffix: str = "",
                  *, core_options: dict | None = None):
-        """core_options: our FileWriter's settings for `tensorboard.event_file.EventFileWriter`, taken
+        """core_options: our FileWriter's settings for `tensorboard.events.event_file.EventFileWriter`, taken
         as they are (max_queue, flush_secs, storage, fsync, on_error, ...) instead of upstream's two."""
         self._logdir = logdir
         if not isinstance(filename_suffix, str):

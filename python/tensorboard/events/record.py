@@ -1,0 +1,128 @@
+"""TFRecord framing: length, masked CRC of the length, payload, masked CRC of the payload.
+
+Writing frames bytes; reading walks a byte stream and checks both CRCs, telling a
+truncated tail (a writer died mid-record) apart from corruption.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import BinaryIO, Iterator
+
+from tensorboard.events.crc32c import crc32c, masked_crc32c
+
+_LENGTH = struct.Struct("<Q")
+_CRC = struct.Struct("<I")
+HEADER_SIZE = 12  # uint64 length + uint32 masked crc
+FOOTER_SIZE = 4
+# No event we write comes near this; a larger length means a corrupt header that
+# slipped past its CRC, and reading it would allocate unbounded memory.
+MAX_RECORD_BYTES = 1 << 40
+
+
+def frame(payload: bytes) -> bytes:
+    """One record's bytes for `payload`."""
+    header = _LENGTH.pack(len(payload))
+    return b"".join((header, _CRC.pack(masked_crc32c(header)), payload, _CRC.pack(masked_crc32c(payload))))
+
+
+_header_cache: dict[int, bytes] = {}
+
+
+def _header(length: int) -> bytes:
+    """Length and its masked CRC; cached, since a run's events repeat a few lengths."""
+    header = _header_cache.get(length)
+    if header is None:
+        raw = _LENGTH.pack(length)
+        header = raw + _CRC.pack(masked_crc32c(raw))
+        if len(_header_cache) < 4096:
+            _header_cache[length] = header
+    return header
+
+
+def frame_many(payloads) -> bytes:
+    """Records for every payload, concatenated (one write instead of many)."""
+    pack_crc, crc, cache, header = _CRC.pack, crc32c, _header_cache, _header
+    parts = []
+    extend = parts.extend
+    for payload in payloads:
+        head = cache.get(len(payload)) or header(len(payload))
+        c = crc(payload)  # masked inline (as crc32c.mask): this loop runs once per event
+        extend((head, payload, pack_crc((((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF)))
+    return b"".join(parts)
+
+
+class RecordError(ValueError):
+    """A record that fails its checks; `offset` is where the record starts in the file."""
+
+    def __init__(self, message: str, offset: int, path: str | None = None):
+        where = f"{path} at byte {offset}" if path else f"byte {offset}"
+        super().__init__(f"{where}: {message}")
+        self.offset = offset
+        self.path = path
+
+
+class CorruptRecordError(RecordError):
+    """A CRC mismatch or impossible length before the end of the data."""
+
+
+class TruncatedRecordError(RecordError):
+    """The data ends inside a record: the writer stopped mid-write."""
+
+
+@dataclass(frozen=True)
+class Record:
+    offset: int
+    payload: bytes
+
+
+_READ_CHUNK = 1 << 24
+
+
+def _read_bounded(read, size: int) -> bytes:
+    """Up to `size` bytes, read in chunks: a bogus huge length costs memory only for the bytes really there."""
+    if size <= _READ_CHUNK:
+        return read(size)
+    parts = []
+    remaining = size
+    while remaining:
+        part = read(min(remaining, _READ_CHUNK))
+        if not part:
+            break
+        parts.append(part)
+        remaining -= len(part)
+    return b"".join(parts)
+
+
+def read_records(stream: BinaryIO, path: str | None = None) -> Iterator[Record]:
+    """Yields every complete record of `stream`, checking both CRCs.
+
+    Raises TruncatedRecordError when the stream ends inside a record, and
+    CorruptRecordError (with the byte offset) for anything else that is wrong.
+    """
+    offset = 0
+    read = stream.read
+    while True:
+        header = read(HEADER_SIZE)
+        if not header:
+            return
+        if len(header) < HEADER_SIZE:
+            raise TruncatedRecordError(f"file ends inside a record header ({len(header)} of 12 bytes)", offset, path)
+        length_bytes = header[:8]
+        (length,) = _LENGTH.unpack(length_bytes)
+        (length_crc,) = _CRC.unpack_from(header, 8)
+        if masked_crc32c(length_bytes) != length_crc:
+            raise CorruptRecordError("length CRC mismatch", offset, path)
+        if length > MAX_RECORD_BYTES:
+            raise CorruptRecordError(f"impossible record length {length} (more than {MAX_RECORD_BYTES} bytes)",
+                                     offset, path)
+        body = _read_bounded(read, length + FOOTER_SIZE)
+        if len(body) < length + FOOTER_SIZE:
+            raise TruncatedRecordError(
+                f"file ends inside a record ({len(body)} of {length + FOOTER_SIZE} payload bytes)", offset, path)
+        payload = body[:length]
+        (payload_crc,) = _CRC.unpack_from(body, length)
+        if masked_crc32c(payload) != payload_crc:
+            raise CorruptRecordError("payload CRC mismatch", offset, path)
+        yield Record(offset, payload)
+        offset += HEADER_SIZE + length + FOOTER_SIZE

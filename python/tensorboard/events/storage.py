@@ -1,0 +1,197 @@
+"""The one layer through which the logger touches files: local paths or fsspec URLs
+(`object_store` holds the fsspec side).
+
+Event files are append-only streams (`open_append`); side files such as projector
+configs are whole-file reads and atomic replacements (`read_bytes`/`write_bytes`, or
+`write_chunks` to stream a large file).
+"""
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from typing import BinaryIO, Iterable, Iterator, Protocol
+
+from tensorboard.events.object_store import (DEFAULT_REMOTE_MAX_FILE_BYTES, FsspecAppendFile,  # noqa: F401
+                                             FsspecStorage, RangedObjectReader)
+
+
+class AppendFile(Protocol):
+    """A file that only grows; `flush` makes everything written so far durable enough to survive a crash."""
+
+    path: str
+
+    def write(self, data: bytes) -> None: ...
+
+    def flush(self, fsync: bool = False) -> None: ...
+
+    def close(self) -> None: ...
+
+    def needs_reopen(self) -> bool:
+        """True when appending to this file again is unsafe or pointless (a new file should be started)."""
+        ...
+
+
+def is_remote(path: str) -> bool:
+    """True for URLs with a scheme other than file:// (s3://, gs://, memory://, ...)."""
+    scheme, sep, _ = str(path).partition("://")
+    return bool(sep) and scheme not in ("", "file")
+
+
+def local_path(path: str) -> str:
+    """`path` as a local path: a file:// URL (RFC 8089: file:///abs, file://localhost/abs, %-escapes)
+    becomes the path it names; anything else is returned unchanged. Another host is refused."""
+    if not path.startswith("file://"):
+        return path
+    from urllib.parse import unquote
+
+    host, slash, rest = path[len("file://"):].partition("/")
+    if host not in ("", "localhost"):
+        raise ValueError(f"{path!r}: a file:// URL names a path on this machine (file:///abs/path or "
+                         f"file://localhost/abs/path), not on host {host!r}")
+    return unquote(slash + rest) or "/"
+
+
+def storage_for(path: str | os.PathLike, **storage_options) -> "LocalStorage | FsspecStorage":
+    """The storage that handles `path`; `storage_options` go to fsspec for remote URLs.
+    An unknown URL scheme is a ValueError naming `path`."""
+    path = os.fspath(path)
+    if is_remote(path):
+        return FsspecStorage(path, **storage_options)
+    local_path(path)  # a file:// URL for another host is refused here, before anything is written
+    return LOCAL
+
+
+class LocalAppendFile:
+    """An O_APPEND file descriptor written with os.write: data is in the kernel as soon as write returns.
+
+    A failed write is undone with ftruncate, so the file never keeps a partial record; if even
+    that fails the file is marked `tainted` and must not be appended to again.
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o644)
+        self._size = 0
+        self.tainted = False
+
+    def write(self, data: bytes) -> None:
+        """Writes all of `data`; on failure cuts the file back so no partial record is left behind."""
+        view = memoryview(data)
+        start = self._size
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+                self._size += written
+        except BaseException:
+            if self._size != start:
+                try:
+                    os.ftruncate(self._fd, start)
+                    self._size = start
+                except OSError:
+                    self.tainted = True
+            raise
+
+    def flush(self, fsync: bool = False) -> None:
+        """Data is already in the kernel; checks the file still has a name (and fsyncs if asked)."""
+        if self._fd < 0:
+            raise OSError(errno.EBADF, "event file is closed", self.path)
+        if os.fstat(self._fd).st_nlink == 0:
+            raise FileNotFoundError(errno.ENOENT, "event file was deleted while being written "
+                                    "(was its directory removed?)", self.path)
+        if fsync:
+            os.fsync(self._fd)
+
+    def needs_reopen(self) -> bool:
+        if self._fd < 0 or self.tainted:
+            return True
+        try:
+            return os.fstat(self._fd).st_nlink == 0
+        except OSError:
+            return True
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            os.close(fd)
+
+
+class LocalStorage:
+    """Plain files on this machine; every method also takes file:// URLs (see `local_path`)."""
+
+    default_max_file_bytes: int | None = None  # local files grow without rollover
+    canonical = staticmethod(local_path)
+
+    @staticmethod
+    def join(path: str, *parts: str) -> str:
+        return os.path.join(local_path(path), *parts)
+
+    def makedirs(self, path: str) -> None:
+        os.makedirs(local_path(path), exist_ok=True)
+
+    def exists(self, path: str) -> bool:
+        return os.path.exists(local_path(path))
+
+    def isdir(self, path: str) -> bool:
+        return os.path.isdir(local_path(path))
+
+    def listdir(self, path: str) -> list[str]:
+        return sorted(os.listdir(local_path(path)))
+
+    def walk(self, root: str) -> Iterator[tuple[str, list[str]]]:
+        """(directory, file names) for every directory below `root`, sorted. Symbolic links to
+        directories are followed, as upstream follows them, except into a directory of their own path (a loop)."""
+        root = local_path(root)
+        chains: dict[str, frozenset] = {}  # directory, as os.walk names it -> real paths of its ancestors below root
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+            above = chains.pop(dirpath, frozenset())
+            real = os.path.realpath(dirpath)
+            if real in above:
+                dirnames[:] = []
+                continue
+            dirnames.sort()
+            for name in dirnames:
+                chains[os.path.join(dirpath, name)] = above | {real}
+            yield dirpath, sorted(filenames)
+
+    def open_append(self, path: str) -> LocalAppendFile:
+        return LocalAppendFile(local_path(path))
+
+    def open_read(self, path: str) -> BinaryIO:
+        return open(local_path(path), "rb")
+
+    def read_bytes(self, path: str) -> bytes | None:
+        try:
+            with open(local_path(path), "rb") as f:
+                return f.read()
+        except FileNotFoundError:
+            return None
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        """Replaces `path` atomically: readers see the old or the new content, never a mix."""
+        self.write_chunks(path, (data,))
+
+    def write_chunks(self, path: str, chunks: Iterable[bytes]) -> None:
+        """Replaces `path` atomically with the concatenation of `chunks`, written as they come.
+
+        Streams into a temporary file in the same directory, then renames it over `path`, so large
+        files (embeddings) never need to be held in memory whole and readers never see a partial file.
+        If writing fails (or the iterable raises) the temporary file is removed and `path` is untouched.
+        """
+        path = local_path(path)
+        directory = os.path.dirname(path) or "."
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=os.path.basename(path))
+        try:
+            with os.fdopen(fd, "wb") as f:
+                for chunk in chunks:
+                    f.write(chunk)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+
+LOCAL = LocalStorage()

@@ -1,0 +1,212 @@
+"""SummaryWriter's scalar methods: add_scalar (the hot path, hand-encoded), add_scalars, and
+tensorboardX's export_scalars_to_json."""
+from __future__ import annotations
+
+import json
+import math
+import os
+from time import time as _now
+from typing import Any, Mapping
+
+from tensorboard.values import deferred as _deferred
+
+from tensorboard.events import _wire
+from tensorboard.writers._positional import add_order_note, states_order
+from tensorboard.values._args import check_float32, check_step, check_tag, check_walltime, pick, require
+from tensorboard.events.event_file import WriterClosedError
+
+
+def _run_part(text: str, name: str) -> str:
+    """A sub-run path part from a tag or key; refuses parts that would leave the logdir, and empty
+    or "." parts, which would write into another key's run ("./x", "x/" and "x" are one directory)."""
+    parts = text.replace(os.sep, "/").split("/")
+    if text.startswith(("/", os.sep)) or ".." in parts or (os.altsep and os.altsep in text):
+        raise ValueError(f"{name} {text!r} would name a run outside the logdir")
+    if "" in parts or "." in parts:
+        raise ValueError(f"{name} {text!r} has an empty or '.' path part, so its run would be another's")
+    if "\0" in text:
+        raise ValueError(f"{name} {text!r} holds a NUL character, which no directory name can")
+    return text
+
+
+def _unnamed_cause(tag, new_style, double_precision, display_name, summary_description) -> TypeError | None:
+    """The argument of add_scalar that made a check fail before its own (a list tag in the tag cache's
+    look-up, an array flag in a truth test), as a TypeError naming it; None if all have their types."""
+    if not isinstance(tag, str):
+        return TypeError(f"tag: expected str, got {type(tag).__name__}: {tag!r:.80}")
+    for name, flag in (("new_style", new_style), ("double_precision", double_precision)):
+        if not isinstance(flag, (bool, int)):
+            return TypeError(f"{name}: expected a bool, got {type(flag).__name__}: {flag!r:.60}")
+    for name, text in (("display_name", display_name), ("summary_description", summary_description)):
+        if text is not None and not isinstance(text, str):
+            return TypeError(f"{name}: expected a str or None, got {type(text).__name__}: {text!r:.60}")
+    return None
+
+
+def _check_one_number(value: Any, kind: str, name: str) -> None:
+    """A framework value for a scalar must hold one real number; its shape and dtype are known
+    without waiting for it."""
+    shape = _deferred.shape_of(value)
+    if math.prod(shape) != 1:
+        raise TypeError(f"{name}: expected a single number, got an array of shape {shape}")
+    dtype = _deferred.nonnumeric_dtype(value, kind)
+    if dtype is not None:
+        raise TypeError(f"{name}: expected a real number, got dtype {dtype}")
+
+
+_ADD_SCALAR_PARAMS = frozenset({"tag", "scalar_value", "global_step", "walltime", "new_style", "double_precision",
+                                "value", "display_name", "summary_description"})
+
+
+class ScalarMethods:
+    """add_scalar / add_scalars / export_scalars_to_json for SummaryWriter."""
+
+    def add_scalar(self, tag: str, scalar_value=None, global_step=None, walltime=None, new_style: bool = False,
+                   double_precision: bool = False, *, value=None, display_name: str | None = None,
+                   summary_description: str | None = None) -> None:
+        """Logs a scalar (torch's positional order; tensorboardX's 5th and 6th, `display_name` and
+        `summary_description`, are keywords here).
+
+        scalar_value (MXBoard's keyword: `value`): a number; or MXBoard's named scalars, a
+            dict {name: number} or a pair (name, number), each name in sub-run `<logdir>/<tag>/<name>`.
+        new_style: log a float32 tensor for the scalars plugin instead of the legacy simple_value.
+        double_precision: log a float64 tensor (implies new_style; torch ignores it without new_style).
+        A finite value beyond float32's range is logged as ±inf with a warning unless double_precision.
+        """
+        try:  # not a decorator: this is the hot path, and a try costs nothing until it catches
+            if value is None:
+                value = scalar_value
+            elif scalar_value is not None:
+                pick("scalar_value", scalar_value, "value", value)  # raises: both given
+            if self._defaults:
+                global_step, walltime = self._step_and_time(global_step, walltime)
+            if type(value) is float and not (display_name or summary_description or new_style or double_precision):
+                number = value  # the hot path: no conversion needed
+            elif not (isinstance(new_style, int) and isinstance(double_precision, int)):  # tensorboardX's 5th, 6th
+                raise TypeError("new_style, double_precision: expected bool")  # named precisely by _unnamed_cause
+            elif isinstance(value, Mapping):
+                self.add_scalars(tag, value, global_step, walltime)
+                return
+            elif isinstance(value, (tuple, list)) and len(value) == 2:
+                if not isinstance(value[0], str):
+                    raise ValueError(f"value: a tuple or list is MXBoard's named scalar (name, number), "
+                                     f"got {value!r:.80}")
+                self.add_scalars(tag, {value[0]: value[1]}, global_step, walltime)
+                return
+            elif _deferred.framework_of(value) is not None:
+                self._add_scalar_later(tag, value, global_step, walltime, display_name, summary_description, new_style,
+                                       double_precision)
+                return
+            else:
+                from tensorboard.values.convert import to_float
+
+                check_tag(tag)
+                number = to_float(require("value", value), "value")
+                if display_name or summary_description or new_style or double_precision:
+                    from tensorboard import summary
+
+                    self._add(summary.scalar(tag, number, display_name=display_name, description=summary_description,
+                                             new_style=new_style, double_precision=double_precision),
+                              global_step, walltime)
+                    return
+            tag_bytes = self._tag_fields.get(tag)
+            if tag_bytes is None:
+                tag_bytes = self._tag_fields.setdefault(check_tag(tag), _wire.scalar_prefix(tag))
+            step = global_step if type(global_step) is int else check_step(global_step)
+            wall = _now() if walltime is None else check_walltime(walltime)
+            try:
+                event = _wire.scalar_event(tag_bytes, number, step, wall)
+            except OverflowError:
+                event = _wire.scalar_event(tag_bytes, check_float32(number, "value", tag), step, wall)
+            writer = self._file_writer._writer
+            if writer is None:
+                self._file_writer.add_event_bytes(event)
+            else:
+                try:
+                    writer.write(event)
+                except WriterClosedError:  # another thread's close() got there first: reopen, as after close
+                    self._file_writer._closed_under(writer).write(event)
+        except (TypeError, ValueError) as err:
+            named = _unnamed_cause(tag, new_style, double_precision, display_name, summary_description)
+            if named is not None:  # an unhashable tag or an array flag fails before its own check
+                add_order_note(named, self, "add_scalar", _ADD_SCALAR_PARAMS)
+                raise named from None
+            add_order_note(err, self, "add_scalar", _ADD_SCALAR_PARAMS)
+            raise
+
+    def _add_scalar_later(self, tag: str, value, global_step, walltime, display_name, summary_description,
+                          new_style: bool, double_precision: bool) -> None:
+        """add_scalar of a JAX/MXNet/device value: checked now (tag, one element), converted in the background."""
+        from tensorboard import summary
+
+        check_tag(tag)
+        kind = _deferred.framework_of(value)
+        _check_one_number(value, kind, "value")
+        self._add_later(tag, (value,), (kind,), global_step, walltime,
+                        lambda array: summary.scalar(tag, array, display_name, summary_description,
+                                                     new_style=new_style, double_precision=double_precision))
+
+    @states_order
+    def add_scalars(self, main_tag: str, tag_scalar_dict: Mapping[str, Any] | None = None, global_step=None,
+                    walltime=None, *, value: Mapping[str, Any] | None = None) -> None:
+        """Logs several scalars into one chart: key k goes to sub-run `<logdir>/<main_tag>/<k>` under tag
+        `main_tag` (tensorboardX's and MXBoard's layout; torch names the sub-run `<main_tag>_<k>`)."""
+        check_tag(main_tag, "main_tag")
+        _run_part(main_tag, "main_tag")
+        scalars = pick("tag_scalar_dict", tag_scalar_dict, "value", value)
+        if not isinstance(scalars, Mapping) or not scalars:
+            raise TypeError(f"tag_scalar_dict must be a non-empty dict of name -> number, got {scalars!r:.80}")
+        from tensorboard.values.convert import to_float
+
+        checked: dict[str, tuple[Any, str | None]] = {}  # key -> (number, None), or (value, its framework)
+        for key, number in scalars.items():
+            check_tag(key, "tag_scalar_dict key")
+            _run_part(key, "tag_scalar_dict key")
+            name = f"tag_scalar_dict[{key!r}]"
+            kind = _deferred.framework_of(number)
+            if kind is None:
+                checked[key] = (to_float(number, name), None)
+            else:  # JAX/MXNet/device values: logged without waiting
+                _check_one_number(number, kind, name)
+                checked[key] = (number, kind)
+        step, wall = self._step_and_time(global_step, walltime)
+        tag_bytes = _wire.scalar_prefix(main_tag)
+        for key, (number, kind) in checked.items():
+            writer = self._sub_writer(f"{main_tag}/{key}")
+            if kind is None:
+                writer.add_event_bytes(_wire.scalar_event(tag_bytes, check_float32(number, "value", main_tag), step,
+                                                         wall))
+                entry = [wall, step, number]
+            else:
+                entry = [wall, step, None]  # filled in when the value is converted
+                self._add_later(main_tag, (number,), (kind,), step, wall, _ExportedScalar(main_tag, entry),
+                                writer=writer)
+            self._scalar_log.setdefault(writer.get_logdir(), []).append(entry)
+
+    def export_scalars_to_json(self, path: str | os.PathLike) -> None:
+        """Writes the scalars add_scalars (and dict/pair add_scalar) logged since the last export to `path`
+        as {"<run dir>": [[wall_time, step, value], ...]}, then forgets them (tensorboardX's format)."""
+        if any(entry[2] is None for entries in self._scalar_log.values() for entry in entries):
+            self.flush()  # values add_scalars took without waiting: their numbers come with their conversion
+        log, self._scalar_log = self._scalar_log, {}
+        log = {run: [entry for entry in entries if entry[2] is not None] for run, entries in log.items()}
+        with open(os.fspath(path), "w", encoding="utf-8") as out:
+            json.dump(log, out)  # NaN/inf as JavaScript's NaN/Infinity, as tensorboardX writes them
+
+
+class _ExportedScalar:
+    """Makes a deferred add_scalars value's summary, and fills in its export_scalars_to_json entry."""
+
+    __slots__ = ("tag", "entry")
+
+    def __init__(self, tag: str, entry: list):
+        self.tag = tag
+        self.entry = entry
+
+    def __call__(self, array) -> Any:
+        from tensorboard import summary
+        from tensorboard.values.convert import to_float
+
+        number = to_float(array, "value")
+        self.entry[2] = number
+        return summary.scalar(self.tag, number)

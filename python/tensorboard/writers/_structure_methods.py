@@ -1,0 +1,180 @@
+"""SummaryWriter's methods for structure: graphs, embeddings, hparams and custom-scalar layouts."""
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping, Sequence
+
+from tensorboard.events import _wire
+from tensorboard.writers._positional import states_order
+from tensorboard.values._args import check_float32, check_step, check_tag, pick, require
+from tensorboard.writers.file_writer import FileWriter
+
+
+class StructureMethods:
+    """add_graph, add_onnx_graph, add_embedding, add_hparams, add_custom_scalars* for SummaryWriter."""
+
+    @states_order
+    def add_graph(self, model, input_to_model=None, verbose: bool = False, use_strict_trace: bool | None = None,
+                  **kwargs) -> None:
+        """Logs a model graph: GraphDef, MXNet Symbol or HybridBlock, torch module, ONNX model or JAX function.
+
+        use_strict_trace: torch's; strict tracing (its default, True) refuses models returning dicts or lists.
+        """
+        if use_strict_trace is not None:
+            from tensorboard.graph import framework_of
+
+            if framework_of(model) != "pytorch":
+                raise TypeError("use_strict_trace applies to PyTorch models only")
+            kwargs["strict"] = pick("use_strict_trace", use_strict_trace, "strict", kwargs.pop("strict", None))
+        if isinstance(model, (bytes, bytearray)):  # checked here to name this method's argument
+            from tensorboard.graph import parse_graph_def
+
+            parse_graph_def(bytes(model), "model")
+        self._file_writer.add_graph(model, input_to_model, **kwargs)
+
+    @states_order
+    def add_onnx_graph(self, onnx_model_file) -> None:
+        """Logs the graph of an ONNX model file (or ModelProto), as tensorboardX's add_onnx_graph."""
+        self._file_writer.add_onnx_graph(onnx_model_file)
+
+    @states_order
+    def add_embedding(self, mat=None, metadata=None, label_img=None, global_step=None, tag: str = "default",
+                      metadata_header: Sequence[str] | None = None, *, embedding=None, labels=None,
+                      images=None) -> None:
+        """Logs embeddings for the Projector: a 2-D matrix with optional labels and label images.
+
+        torch's and tensorboardX's positional order; `embedding`, `labels`, `images` are MXBoard's
+        keywords for `mat`, `metadata`, `label_img`.
+        """
+        embedding = require("mat", pick("mat", mat, "embedding", embedding))
+        if isinstance(embedding, str):
+            raise TypeError(f"mat: expected a 2-D matrix, got str {embedding!r:.60}")
+        labels = pick("metadata", metadata, "labels", labels)
+        images = pick("label_img", label_img, "images", images)
+        tag = check_tag("default" if tag is None else tag, "tag")
+        from tensorboard import projector
+        from tensorboard.values.convert import to_numpy
+
+        if global_step is None and self._defaults:
+            global_step = self._defaults.get("global_step")
+        step = None if global_step is None else check_step(global_step)
+        writer = self._file_writer
+        projector.write_embedding(writer.storage, self._logdir, to_numpy(embedding, "mat"),
+                                  metadata=labels, label_img=images, tag=tag, global_step=step,
+                                  metadata_header=metadata_header)
+
+    @states_order
+    def add_hparams(self, hparam_dict: Mapping[str, Any], metric_dict: Mapping[str, Any],
+                    hparam_domain_discrete: Mapping[str, Sequence] | None = None, run_name: str | None = None,
+                    global_step=None, *, name: str | None = None) -> None:
+        """Logs one hparams session: its hparams and final metrics, into sub-run `run_name` (default: a time stamp).
+
+        torch's positional order; tensorboardX's 3rd positional is its `name` (here the keyword `name`
+        or `run_name`). hparam_domain_discrete: {name: [allowed values]}, the hparam's domain in the dashboard.
+        """
+        from tensorboard import summary
+        from tensorboard.values.convert import to_float
+
+        run_name = pick("run_name", run_name, "name", name)
+        if hparam_domain_discrete is not None and not isinstance(hparam_domain_discrete, Mapping):
+            raise TypeError(f"hparam_domain_discrete: expected a dict {{name: [values]}}, got "
+                            f"{type(hparam_domain_discrete).__name__}: {hparam_domain_discrete!r:.60}")
+        if not isinstance(hparam_dict, Mapping):
+            raise TypeError(f"hparam_dict must be a dict, got {type(hparam_dict).__name__}")
+        if not isinstance(metric_dict, Mapping):
+            raise TypeError(f"metric_dict must be a dict, got {type(metric_dict).__name__}")
+        metrics = {check_tag(k, "metric_dict key"): to_float(v, f"metric_dict[{k!r}]") for k, v in metric_dict.items()}
+        experiment, start, end = summary.hparams(hparam_dict, metrics, hparam_domain_discrete=hparam_domain_discrete)
+        if run_name is not None and (not isinstance(run_name, str) or not run_name or os.path.isabs(run_name)
+                                     or ".." in run_name.split("/")):
+            raise ValueError(f"run_name must be a relative run name inside the logdir, got {run_name!r}")
+        if run_name is not None and "\0" in check_tag(run_name, "run_name"):  # check_tag: text UTF-8 can encode
+            raise ValueError(f"run_name {run_name!r} holds a NUL character, which no directory name can")
+        logged = _session_hparams(start)
+        step, wall = self._step_and_time(global_step, None)
+        with self._lock:
+            if run_name is None:  # a time stamp, never one this writer already used
+                import time
+
+                run_name = f"{time.time():.6f}"
+                while run_name in self._hparams_runs:
+                    run_name += "_"
+            earlier = self._hparams_runs.get(run_name)
+            if earlier is not None and earlier != logged:
+                raise ValueError(f"run_name {run_name!r} already holds a session with other hparams; the dashboard "
+                                 f"keeps a run's first hparams, so this session's metrics would show beside them: "
+                                 f"give each session its own run_name")
+            self._hparams_runs[run_name] = logged  # taken now, so a concurrent call sees it; freed on failure
+        try:
+            self._write_session(run_name, (experiment, start, end) if hparam_domain_discrete else (start, end),
+                                metrics, step, wall)
+        except BaseException:
+            if earlier is None:
+                with self._lock:
+                    self._hparams_runs.pop(run_name, None)
+            raise
+
+    def _write_session(self, run_name: str, parts: tuple, metrics: dict, step: int, wall: float) -> None:
+        """Writes one hparams session into its run with a writer of its own, closed before returning."""
+        # Upstream takes the first experiment summary it finds as the whole experiment; without one it
+        # unites every session's hparams and metrics. So an experiment is written only to carry the
+        # discrete domains the caller asked for. The session's own writer is closed at the end of the
+        # call, as torch and tensorboardX close theirs: it is on disk when the call returns, and a sweep
+        # keeps no thread or file per session.
+        writer = FileWriter(self._file_writer.storage.join(self._logdir, run_name), **self._options)
+        try:
+            for part in parts:
+                writer.add_summary(part, step, wall)
+            for key, number in metrics.items():
+                writer.add_event_bytes(_wire.scalar_event(_wire.scalar_prefix(key),
+                                                         check_float32(number, "metric", key), step, wall))
+        finally:
+            writer.close()
+            with self._lock:
+                self._closed_dropped += writer.dropped_events
+
+    @states_order
+    def add_custom_scalars(self, layout) -> None:
+        """Logs a custom_scalars layout: {category: {chart: ['Multiline', [tags]] | ['Margin', [v, lo, hi]]}}.
+
+        The dashboard shows one layout per run, the last logged, so the layout logged is this
+        writer's earlier layouts plus this one: a chart with the same category and title is replaced.
+        """
+        from tensorboard import summary
+        from tensorboard.summary.custom_scalars import layout_proto, merge_layouts
+
+        new = layout_proto(layout)
+        with self._layout_lock:
+            self._custom_layout = merge_layouts(self._custom_layout, new)
+            self._add(summary.custom_scalars(self._custom_layout), None, None)
+
+    @states_order
+    def add_custom_scalars_multilinechart(self, tags: Sequence[str], category: str = "default",
+                                          title: str = "untitled") -> None:
+        """A custom_scalars layout with one multi-line chart."""
+        self.add_custom_scalars({check_tag(category, "category"): {check_tag(title, "title"): [
+            "Multiline", _chart_tags(tags)]}})
+
+    @states_order
+    def add_custom_scalars_marginchart(self, tags: Sequence[str], category: str = "default",
+                                       title: str = "untitled") -> None:
+        """A custom_scalars layout with one margin chart over [value, lower, upper] tags."""
+        tags = _chart_tags(tags)
+        if len(tags) != 3:
+            raise ValueError(f"tags must be [value, lower, upper], got {len(tags)} tags")
+        self.add_custom_scalars({check_tag(category, "category"): {check_tag(title, "title"): ["Margin", tags]}})
+
+
+def _chart_tags(tags) -> list:
+    """A chart's tags: a list or tuple of tag strings."""
+    if not isinstance(tags, (list, tuple)):
+        raise TypeError(f"tags: expected a list of tag strings, got {type(tags).__name__}: {tags!r:.60}")
+    return [check_tag(tag, "tags") for tag in tags]
+
+
+def _session_hparams(start) -> dict[str, bytes]:
+    """The hparams a session-start summary holds, comparable between calls (its start time left out)."""
+    from tensorboard.src import hparams_pb2
+
+    info = hparams_pb2.HParamsPluginData.FromString(start.value[0].metadata.plugin_data.content).session_start_info
+    return {name: value.SerializeToString(deterministic=True) for name, value in info.hparams.items()}

@@ -1,0 +1,243 @@
+"""The low-level writer of seed 002: `FileWriter` takes Summary protos (or their bytes) and Events
+and queues them, serialized, for one event file of `logdir`."""
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import weakref
+from typing import Any, ContextManager, Iterator, Mapping
+
+from tensorboard.events import _wire
+from tensorboard.values._args import check_step, check_walltime
+from tensorboard.events.event_file import EventFileWriter, WriterClosedError
+from tensorboard.src import event_pb2, graph_pb2, summary_pb2
+from tensorboard.src._pool import is_message
+from tensorboard.events.storage import storage_for
+
+_live_file_writers: "weakref.WeakSet[FileWriter]" = weakref.WeakSet()
+
+
+class FileWriter:
+    """Writes Summary protos and Events to a new event file in `logdir`, asynchronously.
+
+    fsync: fsync the file on every flush (power-loss durability, slower).
+    on_error: "raise" (default) raises an I/O error at the next add/flush/close; "warn" warns once,
+        drops and counts what cannot be written and retries (see tensorboard.events.event_file).
+    max_file_bytes: roll over to a new event file at this size (default: 16 MiB on object stores).
+    storage_options: fsspec options for a remote logdir URL (e.g. {"endpoint_url": ...} for S3).
+    max_pending_snapshot_bytes: device memory the copies of JAX/MXNet/GPU values awaiting conversion
+        may hold (default 256 MiB, see tensorboard.values.deferred); past it adding waits.
+    """
+
+    def __init__(self, logdir: str | os.PathLike, max_queue: int = 10, flush_secs: float = 120,
+                 filename_suffix: str = "", *, fsync: bool = False, max_pending_bytes: int | None = None,
+                 max_pending_snapshot_bytes: int | None = None,
+                 on_error: str = "raise", max_file_bytes: int | None = None,
+                 storage_options: Mapping[str, Any] | None = None):
+        if logdir is None:
+            raise TypeError("logdir must be a path or URL, got None")
+        self._logdir = os.fspath(logdir)
+        self._options = dict(max_queue=max_queue, flush_secs=flush_secs, filename_suffix=filename_suffix,
+                             fsync=fsync, on_error=on_error, max_file_bytes=max_file_bytes)
+        if max_pending_bytes is not None:
+            self._options["max_pending_bytes"] = max_pending_bytes
+        if max_pending_snapshot_bytes is not None:
+            self._options["max_pending_snapshot_bytes"] = max_pending_snapshot_bytes
+        self._storage = storage_for(self._logdir, **dict(storage_options or {}))
+        self._lock = threading.Lock()
+        self._dropped_before = 0  # dropped by event files already closed
+        self._defaults: dict[str, Any] = {}  # use_metadata()'s global_step / walltime
+        self._writer: EventFileWriter | None = self._open()
+        _live_file_writers.add(self)
+
+    def _open(self) -> EventFileWriter:
+        """A new event file, opened through upstream's module path so tools that patch it see this logdir."""
+        from tensorboard.summary.writer.event_file_writer import open_core
+
+        options = dict(self._options)
+        return open_core(self._logdir, options.pop("max_queue"), options.pop("flush_secs"),
+                         options.pop("filename_suffix"), dict(options, storage=self._storage))
+
+    @property
+    def storage(self):
+        """The storage layer of this writer's logdir (local files or fsspec)."""
+        return self._storage
+
+    @property
+    def dropped_events(self) -> int:
+        """Events on_error="warn" could not write and dropped, over every file of this writer (0 with "raise")."""
+        writer = self._writer
+        return self._dropped_before + (writer.dropped_events if writer is not None else 0)
+
+    def get_logdir(self) -> str:
+        """The directory (or URL) this writer writes to."""
+        return self._logdir
+
+    @property
+    def path(self) -> str:
+        """The current event file."""
+        return self._event_writer().path
+
+    def _event_writer(self) -> EventFileWriter:
+        writer = self._writer
+        if writer is None:
+            with self._lock:
+                if self._writer is None:
+                    self._writer = self._open()
+                writer = self._writer
+        return writer
+
+    # -- adding ------------------------------------------------------------------------------------
+
+    def add_event_bytes(self, event_bytes: bytes) -> None:
+        """Queues an already serialized Event."""
+        writer = self._writer
+        if writer is None:
+            writer = self._event_writer()
+        try:
+            writer.write(event_bytes)
+        except WriterClosedError:
+            self._closed_under(writer).write(event_bytes)
+
+    def add_deferred(self, item) -> None:
+        """Queues an event converted and encoded off this thread from a framework value (see `tensorboard.values.deferred`)."""
+        writer = self._writer
+        if writer is None:
+            writer = self._event_writer()
+        try:
+            writer.write_deferred(item)
+        except WriterClosedError:
+            self._closed_under(writer).write_deferred(item)
+
+    def _closed_under(self, writer: EventFileWriter) -> EventFileWriter:
+        """The writer to retry with when `writer` refused an event as closed: a new file if another
+        thread's close() got there first (an add after close reopens), else the error stands."""
+        if self._writer is writer:
+            raise WriterClosedError(f"event file writer for {writer.path} is closed")
+        return self._event_writer()
+
+    def add_event(self, event: event_pb2.Event) -> None:
+        """Queues an Event proto (ours or upstream's `tensorboard.compat.proto`); a missing wall_time is set to now."""
+        if not is_message(event, event_pb2.Event):
+            raise TypeError(f"event must be a tensorboard Event proto, got {type(event).__name__}")
+        if not event.wall_time:
+            event = event_pb2.Event.FromString(event.SerializeToString())
+            event.wall_time = check_walltime(None)
+        self.add_event_bytes(event.SerializeToString())
+
+    def add_summary(self, summary: summary_pb2.Summary | bytes, global_step=None, walltime=None) -> None:
+        """Queues a Summary proto (or its serialized bytes) at `global_step`."""
+        if is_message(summary, summary_pb2.Summary):  # ours or upstream's: the same wire format
+            summary_bytes = summary.SerializeToString()
+        elif isinstance(summary, (bytes, bytearray, memoryview)):
+            summary_bytes = bytes(summary)
+            try:
+                summary_pb2.Summary.FromString(summary_bytes)
+            except Exception as err:
+                raise ValueError(f"summary: bytes are not a serialized Summary ({err})") from None
+        else:
+            raise TypeError(f"summary must be a Summary proto or its bytes, got {type(summary).__name__}")
+        if self._defaults:
+            global_step = self._defaults.get("global_step") if global_step is None else global_step
+            walltime = self._defaults.get("walltime") if walltime is None else walltime
+        step = check_step(global_step)
+        self.add_event_bytes(_wire.summary_event(summary_bytes, step, check_walltime(walltime)))
+
+    def add_graph(self, graph, input_to_model=None, walltime=None, **kwargs) -> None:
+        """Logs a model graph: a GraphDef (or its bytes) or any model `tensorboard.graph` converts."""
+        if isinstance(graph, (bytes, bytearray)):
+            from tensorboard.graph import parse_graph_def
+
+            graph_bytes = bytes(graph)
+            parse_graph_def(graph_bytes, "graph")
+        elif is_message(graph, graph_pb2.GraphDef):
+            graph_bytes = graph.SerializeToString()
+        else:
+            from tensorboard.graph import to_graph_def
+
+            graph_bytes = to_graph_def(graph, input_to_model, **kwargs).SerializeToString()
+        event = event_pb2.Event(wall_time=check_walltime(walltime), graph_def=graph_bytes)
+        self.add_event_bytes(event.SerializeToString())
+
+    def add_onnx_graph(self, graph, walltime=None) -> None:
+        """Logs an ONNX model (a ModelProto or a `.onnx` path) as a graph (tensorboardX's FileWriter method)."""
+        from tensorboard.graph import framework_of
+
+        if framework_of(graph) != "onnx":
+            raise TypeError(f"graph: expected an ONNX ModelProto or a '.onnx' path, got {graph!r:.80}")
+        self.add_graph(graph, walltime=walltime)
+
+    def add_session_log(self, status: str = "START", global_step=None, walltime=None, msg: str = "") -> None:
+        """Logs a SessionLog; START at a step makes readers drop events from that step on (restarts)."""
+        names = event_pb2.SessionLog.SessionStatus.keys()
+        if status not in names:
+            raise ValueError(f"status: expected one of {', '.join(names)}, got {status!r}")
+        status_value = event_pb2.SessionLog.SessionStatus.Value(status)
+        event = event_pb2.Event(wall_time=check_walltime(walltime), step=check_step(global_step),
+                                session_log=event_pb2.SessionLog(status=status_value, msg=msg))
+        self.add_event_bytes(event.SerializeToString())
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Returns once every queued event is written to the event file."""
+        if self._writer is not None:
+            self._writer.flush()
+
+    def close(self) -> None:
+        """Flushes and closes the event file; idempotent. `reopen()` starts a new file."""
+        with self._lock:
+            writer, self._writer = self._writer, None
+        if writer is not None:
+            try:
+                writer.close()
+            finally:
+                self._dropped_before += writer.dropped_events
+
+    def reopen(self) -> None:
+        """Starts a new event file after `close()`; does nothing while the writer is open."""
+        self._event_writer()
+
+    def _forget_after_fork(self) -> None:
+        """In a forked child: drop the parent's file and queue; the next add opens a file of our own."""
+        if self._writer is not None:
+            self._writer.abandon()
+        self._writer = None
+        self._lock = threading.Lock()
+
+    def use_metadata(self, *, global_step=None, walltime=None) -> ContextManager["FileWriter"]:
+        """Within the block, summaries added without a step or wall time get these (as tensorboardX's)."""
+        return defaults_block(self, self._defaults, global_step, walltime)
+
+    def __enter__(self) -> "FileWriter":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+def _after_fork_in_child() -> None:
+    for writer in list(_live_file_writers):
+        writer._forget_after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+@contextlib.contextmanager
+def defaults_block(writer, defaults: dict, global_step, walltime) -> Iterator:
+    """use_metadata()'s block: sets a writer's default step / wall time, checked at the `with`, not at a later add."""
+    if defaults:
+        raise RuntimeError("use_metadata: already inside a use_metadata() block of this writer")
+    if global_step is None and walltime is None:
+        raise ValueError("use_metadata: give global_step, walltime or both")
+    if global_step is not None:
+        defaults["global_step"] = check_step(global_step)
+    if walltime is not None:
+        defaults["walltime"] = check_walltime(walltime)
+    try:
+        yield writer
+    finally:
+        defaults.clear()

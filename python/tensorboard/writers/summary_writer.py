@@ -1,0 +1,211 @@
+"""The high-level writer in torch.utils.tensorboard's and tensorboardX's positional order: `SummaryWriter`,
+one `add_*` per data type (MXBoard's order: tensorboard.mxboard.SummaryWriter, same methods underneath).
+
+This module holds the writer's plumbing (runs, sub-runs, defaults, lifecycle); the `add_*` methods
+live in `_scalar_methods`, `_media_methods` and `_structure_methods`, grouped by what they log.
+"""
+from __future__ import annotations
+
+import inspect
+import os
+import threading
+import weakref
+from typing import Any, Callable, ContextManager, Mapping, Sequence
+
+from tensorboard.values import deferred as _deferred
+
+from tensorboard.events import _wire
+from tensorboard.values._args import check_step, check_walltime, pick
+from tensorboard.writers._media_methods import MediaMethods
+from tensorboard.writers._scalar_methods import ScalarMethods
+from tensorboard.writers._structure_methods import StructureMethods
+from tensorboard.writers.file_writer import FileWriter, defaults_block
+from tensorboard.src import summary_pb2
+
+
+def default_logdir(comment: str = "") -> str:
+    """runs/<Mon>DD_HH-MM-SS_<host><comment>: tensorboardX's and torch's run name when no logdir is given."""
+    import socket
+    from datetime import datetime
+
+    return os.path.join("runs", datetime.now().strftime("%b%d_%H-%M-%S") + "_" + socket.gethostname() + comment)
+
+
+class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
+    """Logs scalars, histograms, images, audio, text, curves, embeddings, hparams and graphs to `logdir`.
+
+    Every method takes torch.utils.tensorboard's positional order (tensorboardX's for methods torch
+    does not have); MXBoard's keyword names (`value`, `values`, `audio`, `sample_rate`, `bins`, ...)
+    work as keywords. Orders are never guessed from the values: MXBoard's positional order is
+    `tensorboard.mxboard.SummaryWriter`'s, and an invalid call fails naming the parameter and this
+    class's signature.
+    """
+
+    _public_name = "tensorboard.SummaryWriter"
+    _order_note = ": torch.utils.tensorboard's order; MXBoard's is tensorboard.mxboard.SummaryWriter's"
+
+    def __new__(cls, *args, **kwargs):
+        # Distributed training (and tensorboardX's write_to_disk=False): a process that does not
+        # write gets a writer whose methods do nothing. The arguments are bound as __init__ takes them.
+        from tensorboard import distributed
+
+        given = inspect.signature(cls.__init__).bind(None, *args, **kwargs).arguments
+        given.update(given.pop("kwargs", {}))
+        rank, write_ranks = given.get("rank"), given.get("write_ranks", (0,))
+        if given.get("write_to_disk", True) and distributed.resolve(rank, write_ranks,
+                                                                    given.get("rank_subdir", False))[0]:
+            return super().__new__(cls)
+        return object.__new__(distributed.null_writer_class(cls))
+
+    def __init__(self, logdir: str | os.PathLike | None = None, comment: str = "", purge_step: int | None = None,
+                 max_queue: int = 10, flush_secs: float = 120, filename_suffix: str = "", write_to_disk: bool = True,
+                 *, log_dir: str | os.PathLike | None = None, fsync: bool = False, on_error: str = "raise",
+                 max_file_bytes: int | None = None, storage_options: Mapping[str, Any] | None = None,
+                 rank: int | None = None, write_ranks=(0,), rank_subdir: bool = False, verbose: bool = True):
+        """torch's positional order (log_dir, comment, purge_step, max_queue, flush_secs, filename_suffix),
+        then tensorboardX's write_to_disk; `log_dir` is torch's keyword for `logdir`.
+
+        on_error, max_file_bytes, storage_options: as FileWriter. rank, write_ranks, rank_subdir: which
+        processes of a distributed run write and whether each gets sub-run `rank<k>` (tensorboard.distributed).
+
+        Without a logdir the run is `runs/<time>_<host><comment>`, a new run per writer, as in
+        tensorboardX and torch. write_to_disk=False (tensorboardX) gives a writer that writes
+        nothing. verbose is MXBoard's and changes nothing (we never print per event).
+        """
+        purge_step = None if purge_step is None else check_step(purge_step, "purge_step")  # before any file exists
+        logdir = pick("logdir", logdir, "log_dir", log_dir)
+        logdir = os.fspath(default_logdir(comment) if logdir is None else logdir)
+        from tensorboard import distributed
+
+        rank_run = distributed.resolve(rank, write_ranks, rank_subdir)[1]
+        if rank_run is not None:
+            logdir = logdir.rstrip("/") + "/" + rank_run if "://" in logdir else os.path.join(logdir, rank_run)
+        self._logdir = logdir
+        self._options = dict(max_queue=max_queue, flush_secs=flush_secs, filename_suffix=filename_suffix,
+                             fsync=fsync, on_error=on_error, max_file_bytes=max_file_bytes,
+                             storage_options=storage_options)
+        self._file_writer = FileWriter(logdir, **self._options)
+        self._sub_writers: dict[str, FileWriter] = {}
+        self._tag_fields: dict[str, bytes] = {}
+        self._scalar_log: dict[str, list] = {}  # export_scalars_to_json's record of sub-run scalars
+        self._defaults: dict[str, Any] = {}  # use_metadata()'s global_step / walltime
+        self._lock = threading.Lock()
+        self._custom_layout = None  # add_custom_scalars' layouts so far, merged
+        self._layout_lock = threading.Lock()
+        self._hparams_runs: dict[str, dict] = {}  # add_hparams' run names -> the hparams logged there
+        self._closed_dropped = 0  # dropped_events of the writers add_hparams closed
+        _live_summary_writers.add(self)
+        if purge_step is not None:
+            self._file_writer.add_session_log("START", global_step=purge_step)
+
+    # -- plumbing ----------------------------------------------------------------------------------
+
+    def get_logdir(self) -> str:
+        """The run directory this writer logs to."""
+        return self._logdir
+
+    @property
+    def file_writer(self) -> FileWriter | None:
+        """The FileWriter of the main run; None after close() until the next add_* reopens it (as tensorboardX)."""
+        return None if self._file_writer._writer is None else self._file_writer
+
+    def _get_file_writer(self) -> FileWriter:
+        """The main run's FileWriter, reopened if closed (the name tensorboardX and torch use)."""
+        self._file_writer.reopen()
+        return self._file_writer
+
+    @property
+    def dropped_events(self) -> int:
+        """Events on_error="warn" could not write and dropped, over the main run and its sub-runs."""
+        return self._closed_dropped + sum(w.dropped_events for w in [self._file_writer, *self._sub_writers.values()])
+
+    def _sub_writer(self, run: str) -> FileWriter:
+        writer = self._sub_writers.get(run)
+        if writer is None:
+            with self._lock:
+                writer = self._sub_writers.get(run)
+                if writer is None:
+                    writer = FileWriter(self._file_writer.storage.join(self._logdir, run), **self._options)
+                    self._sub_writers[run] = writer
+        return writer
+
+    def _step_and_time(self, global_step, walltime) -> tuple[int, float]:
+        """The checked step and wall time of an event, use_metadata()'s defaults filled in."""
+        if self._defaults:
+            global_step = self._defaults.get("global_step") if global_step is None else global_step
+            walltime = self._defaults.get("walltime") if walltime is None else walltime
+        return check_step(global_step), check_walltime(walltime)
+
+    def _add_later(self, tag: str, values: tuple, kinds: Sequence[str | None], global_step, walltime,
+                   make_summary: Callable[..., summary_pb2.Summary], writer: FileWriter | None = None) -> None:
+        """Logs `make_summary(*values)` (into `writer`, default the main run) without waiting for the
+        JAX/MXNet/device values among `values`, whose `kinds` (`_deferred.framework_of`, None for the
+        others) the caller has already found: device snapshots now, their conversion to NumPy and the
+        encoding in the background (see tensorboard.values.deferred). The other values must be the caller's
+        private NumPy arrays, numbers or None: they are passed on as they are."""
+        step, wall = self._step_and_time(global_step, walltime)
+        copies = [value if kind is None else _deferred.snapshot(value, kind) for value, kind in zip(values, kinds)]
+        nbytes = sum(_deferred.nbytes_of(value) for value, kind in zip(values, kinds) if kind is not None)
+
+        def encode() -> bytes:
+            from tensorboard.values.convert import to_numpy
+
+            arrays = [copy if kind is None else to_numpy(copy, "value") for copy, kind in zip(copies, kinds)]
+            return _wire.summary_event(make_summary(*arrays).SerializeToString(), step, wall)
+
+        (writer or self._file_writer).add_deferred(_deferred.Deferred(encode, nbytes, tag))
+
+    def _add(self, summary: summary_pb2.Summary, global_step, walltime, writer: FileWriter | None = None) -> None:
+        step, wall = self._step_and_time(global_step, walltime)
+        (writer or self._file_writer).add_summary(summary, step, wall)
+
+    def use_metadata(self, *, global_step=None, walltime=None) -> ContextManager["SummaryWriter"]:
+        """Within the block, add_* calls without a step or wall time get these (as tensorboardX's)."""
+        return defaults_block(self, self._defaults, global_step, walltime)
+
+    def add_summary(self, summary, global_step=None, walltime=None) -> None:
+        """Logs a ready Summary proto (as FileWriter.add_summary)."""
+        self._add(summary, global_step, walltime)
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Returns once everything logged so far is in the event files."""
+        for writer in [self._file_writer, *self._sub_writers.values()]:
+            writer.flush()
+
+    def close(self) -> None:
+        """Flushes and closes every event file of this writer; idempotent. A later add_* starts new files."""
+        errors = []
+        for writer in [self._file_writer, *self._sub_writers.values()]:
+            try:
+                writer.close()
+            except Exception as err:  # close the others, then report
+                errors.append(err)
+        if errors:
+            raise errors[0]
+
+    def __enter__(self) -> "SummaryWriter":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+# help() and IDEs should show __init__'s arguments, not the rank-dispatching __new__'s.
+SummaryWriter.__signature__ = inspect.signature(SummaryWriter.__init__).replace(
+    parameters=list(inspect.signature(SummaryWriter.__init__).parameters.values())[1:])
+
+
+_live_summary_writers: "weakref.WeakSet[SummaryWriter]" = weakref.WeakSet()
+
+
+def _fresh_locks_after_fork() -> None:
+    """In a forked child: a lock another thread of the parent held at the fork stays held forever."""
+    for writer in list(_live_summary_writers):
+        writer._lock = threading.Lock()
+        writer._layout_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_locks_after_fork)

@@ -4,6 +4,7 @@ close and errors keep their guarantees. Everything is read back by upstream's re
 from __future__ import annotations
 
 import json
+import subprocess
 import os
 import sys
 import textwrap
@@ -444,3 +445,31 @@ def test_donated_and_updated_buffers_log_their_value_at_the_call(tmp_path):
     assert [(s, h["min"], h["max"], h["num"]) for s, h in run["histograms"]["w"]] == \
         [(i, 256.0 * (i + 1), 256.0 * (i + 1), 256) for i in range(3)]
     assert scalars(tmp_path, "sum") == [(i, 65536.0 * (i + 1)) for i in range(3)]
+
+
+FIRST_CALL_PROBE = """
+import abc, collections.abc, sys
+import jax.numpy as jnp
+import tensorboard
+pending = jnp.arange(4.0) * 2.0  # a JAX value, as the training loop hands it over
+writer = tensorboard.SummaryWriter(sys.argv[1])  # loads now what a first snapshot would load
+before = set(sys.modules)
+writer.add_scalar("loss", pending[1], 0)
+writer.add_histogram("h", pending, 0)
+loaded = sorted(set(sys.modules) - before)
+negative_cache = abc._get_dump(collections.abc.Mapping)[2]
+checked = any(ref() is type(pending) for ref in negative_cache)
+writer.close()
+print(loaded, checked)
+"""
+
+
+def test_the_first_add_of_a_jax_value_loads_no_module_and_runs_no_abc_check(tmp_path):
+    """The first add_* of a JAX value does none of the one-off work that stalled it (no wall clock:
+    counted): no module is imported at the call (JAX's device_put loads one on its first use, so the
+    writer loads it when it is created), and no ABC check walks the registered Mappings for the new type."""
+    out = subprocess.run([sys.executable, "-c", FIRST_CALL_PROBE, str(tmp_path)], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[]", "False"]
+    assert scalars(tmp_path, "loss") == [(0, 2.0)]

@@ -84,6 +84,10 @@ class ScalarMethods:
                 number = value  # the hot path: no conversion needed
             elif not (isinstance(new_style, int) and isinstance(double_precision, int)):  # tensorboardX's 5th, 6th
                 raise TypeError("new_style, double_precision: expected bool")  # named precisely by _unnamed_cause
+            elif _deferred.framework_of(value) is not None:  # before the ABC check below: its first run
+                self._add_scalar_later(tag, value, global_step, walltime, display_name, summary_description, new_style,
+                                       double_precision)  # for a new type walks every registered Mapping (ms)
+                return
             elif isinstance(value, Mapping):
                 self.add_scalars(tag, value, global_step, walltime)
                 return
@@ -92,10 +96,6 @@ class ScalarMethods:
                     raise ValueError(f"value: a tuple or list is MXBoard's named scalar (name, number), "
                                      f"got {value!r:.80}")
                 self.add_scalars(tag, {value[0]: value[1]}, global_step, walltime)
-                return
-            elif _deferred.framework_of(value) is not None:
-                self._add_scalar_later(tag, value, global_step, walltime, display_name, summary_description, new_style,
-                                       double_precision)
                 return
             else:
                 from tensorboard.values.convert import to_float

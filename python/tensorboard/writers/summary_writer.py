@@ -85,6 +85,7 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
                              fsync=fsync, on_error=on_error, max_file_bytes=max_file_bytes,
                              storage_options=storage_options)
         self._file_writer = FileWriter(logdir, **self._options)
+        _deferred.prepare_loaded_frameworks()  # the first add_* of a JAX value then loads nothing
         self._sub_writers: dict[str, FileWriter] = {}
         self._tag_fields: dict[str, bytes] = {}
         self._scalar_log: dict[str, list] = {}  # export_scalars_to_json's record of sub-run scalars

@@ -9,12 +9,14 @@ Model: a 64-32-10 MLP, trained with SGD + momentum at three learning rates, one 
 (`lr_0.01`, `lr_0.1`, `lr_0.5`). MXNet Gluon is used when importable (or asked for),
 otherwise a NumPy implementation with hand-written backprop.
 
-Logged: loss/accuracy curves (train vs. validation as sub-runs too), weight and gradient
+Logged: loss/accuracy curves (train and validation), weight and gradient
 histograms, input digits, misclassified digits, a confusion-matrix figure (matplotlib;
 an image without it), audio (a tone per predicted digit), text notes, per-digit PR curves,
-hparams (learning rate -> final accuracy/loss), the model graph, hidden-layer
+hparams in each run itself (learning rate -> the validation curves' final accuracy/loss, so
+the run list shows exactly one run per learning rate), the model graph, hidden-layer
 embeddings with digit sprites for the Projector, a Custom Scalars layout (train vs validation,
 the batch losses' range as a margin) and the hidden layer as a 3-D point cloud (Mesh).
+At the end the demo writes `report.html` into the logdir: every run in one self-contained page.
 
 Each run starts from a fresh logdir: a directory this script wrote (it holds the marker file
 `.tensorboard-demo`) is removed first; any other non-empty directory is refused.
@@ -291,7 +293,6 @@ def train_run(logdir: str, lr: float, model_class, data: dict, epochs: int, batc
         writer.add_scalar("loss/validation", val_loss, epoch)
         writer.add_scalar("accuracy/train", train_acc, epoch)
         writer.add_scalar("accuracy/validation", val_acc, epoch)
-        writer.add_scalars("loss", {"train": train_loss, "validation": val_loss}, epoch)
         writer.add_scalar("learning_rate", lr, epoch)
         for name, values in model.weights().items():
             writer.add_histogram(f"weights/{name}", values, epoch)
@@ -320,8 +321,10 @@ def train_run(logdir: str, lr: float, model_class, data: dict, epochs: int, batc
                         f"true: {', '.join(map(str, y_val[:8]))}.", epochs)
     writer.add_embedding(mat=hidden_val, metadata=[str(d) for d in y_val], label_img=upscale(x_val, 2),
                          global_step=epochs, tag="hidden_layer")
+    # The session goes into this run: the HParams dashboard lists one trial per run, named by the run,
+    # and its metrics are the run's own validation curves (their last points).
     writer.add_hparams({"lr": lr, "hidden_units": HIDDEN, "framework": model.name, "epochs": epochs},
-                       {"hparam/accuracy": val_acc, "hparam/loss": val_loss}, run_name="hparams")
+                       {"accuracy/validation": val_acc, "loss/validation": val_loss}, global_step=epochs)
     writer.close()
     return {"accuracy": val_acc, "loss": val_loss, "seconds": seconds}
 
@@ -373,6 +376,12 @@ def main(argv: list[str] | None = None) -> int:
                            args.batch_size, args.seed, rich=(index == 1))
         print(f"demo: lr={lr}: validation accuracy {result['accuracy']:.3f}, loss {result['loss']:.3f} "
               f"({result['seconds']:.1f} s)")
+    from tensorboard.report import export_report
+
+    report = os.path.join(args.logdir, "report.html")
+    export_report(args.logdir, report, title=f"demo: {model_class.name} MLP, learning rates "
+                  f"{', '.join(map(str, LEARNING_RATES))}")
+    print(f"demo: wrote {report}: the runs in one self-contained page (open it in a browser, offline)")
     print(f"demo: done. View it with: {launcher_command(args.logdir, args.port)}  "
           f"(then open http://localhost:{args.port}/)")
     return 0

@@ -99,6 +99,7 @@ def installed_by_page(page: Path) -> set[str]:
             if not match:
                 continue
             for word in match.group(1).split():
+                word = word.strip("'\"")  # a quoted requirement: "dask[dataframe]"
                 if word.startswith("-") or word.endswith(".whl") or "&&" in word:
                     continue
                 names.add(re.split(r"[=<>!\[ ]", word, maxsplit=1)[0].lower())

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import REPO
+from upstream import REPO
 
 GPU_CHECK = REPO / "bench" / "gpu_check.py"
 

@@ -5,7 +5,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import REPO
+from upstream import REPO
 
 jax = pytest.importorskip("jax")
 sys.path.insert(0, str(REPO / "bench"))

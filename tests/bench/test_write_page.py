@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from conftest import REPO
+from upstream import REPO
 
 BENCH = REPO / "bench"
 
@@ -35,7 +35,7 @@ def test_page_shows_the_rows_and_machine_of_a_small_real_run(tmp_path):
     machine = results["machine"]
     assert f"| CPU | {machine['cpu']} |" in page and f"| NumPy | {machine['numpy']} |" in page
     assert machine["git_commit"] and f"`{machine['git_commit']}`" in page
-    assert page.count("Not part of this run (`bench/run.py --no-extras`).") == 7  # five sections + start-up + soak
+    assert page.count("Not part of this run (`bench/run.py --no-extras`).") == 10  # eight sections + start-up + soak
     assert "## Reproduce" in page and "make bench" in page
 
 

@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import re
 
+from chromium import chromium
 from docs_site import REPO, build_site
-from playwright import sync_api
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 LAYERS = ["writers/", "values/", "summary/", "events/", "reader/"]
 ARTIFACTS = REPO / "artifacts"
 
@@ -24,22 +21,18 @@ def diagram_source() -> str:
 def test_architecture_diagram_renders_offline():
     site, _ = build_site()
     outside = []
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.on("request", lambda request: None if request.url.startswith(("file://", "data:", "blob:"))
-                    else outside.append(request.url))
-            page.goto((site / "architecture" / "index.html").as_uri())
-            # Material swaps <pre class="mermaid"> for a <div class="mermaid"> holding the drawing
-            page.wait_for_function("() => { const d = document.querySelector('div.mermaid');"
-                                   " return d && d.getBoundingClientRect().height > 50; }", timeout=60000)
-            ARTIFACTS.mkdir(exist_ok=True)
-            page.locator("div.mermaid").screenshot(path=str(ARTIFACTS / "architecture-diagram.png"))
-            # the drawing sits in a closed shadow root: draw the page's source again with the same Mermaid
-            svg = page.evaluate("async (source) => (await mermaid.render('check', source)).svg", diagram_source())
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.on("request", lambda request: None if request.url.startswith(("file://", "data:", "blob:"))
+                else outside.append(request.url))
+        page.goto((site / "architecture" / "index.html").as_uri())
+        # Material swaps <pre class="mermaid"> for a <div class="mermaid"> holding the drawing
+        page.wait_for_function("() => { const d = document.querySelector('div.mermaid');"
+                               " return d && d.getBoundingClientRect().height > 50; }", timeout=60000)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.locator("div.mermaid").screenshot(path=str(ARTIFACTS / "architecture-diagram.png"))
+        # the drawing sits in a closed shadow root: draw the page's source again with the same Mermaid
+        svg = page.evaluate("async (source) => (await mermaid.render('check', source)).svg", diagram_source())
     assert outside == []
     drawn = re.sub(r"<[^>]+>", " ", svg)
     for layer in LAYERS:

@@ -140,21 +140,24 @@ def start_server(venv, logdir, tmp_path, *flags, env_extra=None):
                             stdin=subprocess.DEVNULL, env=clean_env(**(env_extra or {})),
                             start_new_session=True)
     log.close()
-    server = Server(proc, port, log_path)
-    deadline = time.monotonic() + STARTUP_DEADLINE_S
+    return wait_until_serving(Server(proc, port, log_path), STARTUP_DEADLINE_S)
+
+
+def wait_until_serving(server, deadline_s):
+    """`server` once it answers /data/plugins_listing; its log in the error if it exits or hangs (then stopped)."""
+    deadline = time.monotonic() + deadline_s
     while True:
-        if proc.poll() is not None:
-            raise AssertionError("launcher exited with %s:\n%s" % (proc.returncode, server.log()))
+        if server.proc.poll() is not None:
+            raise AssertionError("launcher exited with %s:\n%s" % (server.proc.returncode, server.log()))
         try:
             if http_get(server.url + "/data/plugins_listing")[0] == 200:
-                break
+                return server
         except OSError:
             pass
         if time.monotonic() > deadline:
             stop_server(server)
             raise AssertionError("launcher did not answer:\n" + server.log())
         time.sleep(0.2)
-    return server
 
 
 def wait_for_runs(server, expected_runs):

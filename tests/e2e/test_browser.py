@@ -9,11 +9,8 @@ import pytest
 import expected as E
 from e2e_helpers import REPO, start_server, stop_server, wait_for_runs
 
-sync_api = pytest.importorskip("playwright.sync_api")
+from chromium import browser  # noqa: F401 (the fixture)
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTIFACTS = REPO / "artifacts"
 UI_TIMEOUT_MS = 60000  # upper bound for the UI to render; guards against hangs only
 
@@ -28,17 +25,6 @@ def server(venv, logdir, tmp_path_factory):
         yield srv
     finally:
         stop_server(srv)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Headless chromium, closed after the module."""
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture

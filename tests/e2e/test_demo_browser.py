@@ -16,11 +16,11 @@ import pytest
 from e2e_helpers import REPO, start_server, stop_server, wait_for_runs
 from test_quickstart import DEMO_DASHBOARDS
 from seeds.mxnet_venv import run_mxnet
-from test_browser import CHROMIUM, CHROMIUM_ARGS, UI_TIMEOUT_MS, shot
+from chromium import chromium
+from test_browser import UI_TIMEOUT_MS, shot
 from tensorboard.reader import read_events
 from tensorboard.src import graph_pb2
 
-sync_api = pytest.importorskip("playwright.sync_api")
 
 DEMO = REPO / "demo" / "demo.py"
 RUN = "lr_0.1"
@@ -85,14 +85,10 @@ def test_our_launcher_shows_every_dashboard_of_the_demo(demo_server):
 @pytest.fixture
 def page():
     """A fresh page of a headless chromium, both closed after the test."""
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            pg = browser.new_page(viewport={"width": 1280, "height": 900})
-            pg.set_default_timeout(UI_TIMEOUT_MS)
-            yield pg
-        finally:
-            browser.close()
+    with chromium() as browser:
+        pg = browser.new_page(viewport={"width": 1280, "height": 900})
+        pg.set_default_timeout(UI_TIMEOUT_MS)
+        yield pg
 
 
 def scopes_of(name):

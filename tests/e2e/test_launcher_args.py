@@ -123,3 +123,13 @@ def test_start_up_names_the_renderer_once_and_raises_no_tensorflow_alarm(venv, t
     assert not [l for l in lines if "TensorFlow" in l], lines
     assert [l for l in lines if "2.21.0" in l] == [
         "TensorBoard 2.21.0 at http://127.0.0.1:%d/ (Press CTRL+C to quit)" % server.port], lines
+
+
+def test_our_modules_join_the_renderers_package_after_its_own():
+    import types
+
+    renderer = types.ModuleType("tensorboard")
+    renderer.__path__ = ["/renderer/tensorboard"]
+    launcher.enable_our_modules(str(REPO), renderer)
+    launcher.enable_our_modules(str(REPO), renderer)  # once only
+    assert renderer.__path__ == ["/renderer/tensorboard", str(REPO / "python" / "tensorboard")]

@@ -135,3 +135,4 @@ def test_readme_examples_run_in_the_environments_the_readme_creates(clone, demo,
     assert result.returncode == 0, (result.stdout[-2000:], result.stderr[-4000:])
     assert "exp1" in result.stdout and "loss" in result.stdout  # DuckDB's table of the export
     assert (using_dir / "h.parquet").stat().st_size > 0
+    assert (using_dir / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

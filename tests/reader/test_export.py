@@ -69,8 +69,8 @@ def test_bad_arguments_fail_clearly(logdir, tmp_path):
     assert result.returncode == 2 and "unknown suffix" in result.stderr
     result = run_export("--logdir", tmp_path / "missing", "--out", tmp_path / "x.csv")
     assert result.returncode == 1 and "missing" in result.stderr
-    result = run_export("--logdir", logdir, "--out", tmp_path / "x.csv", "--tags", "(")
-    assert result.returncode == 1 and "--tags" in result.stderr
+    result = run_export("--logdir", logdir, "--out", tmp_path / "x.csv", "--tags", "(")  # refused before reading
+    assert result.returncode == 2 and "--tags '(' is not a valid regex" in result.stderr
     assert not (tmp_path / "x.csv").exists()
 
 

@@ -248,11 +248,13 @@ def test_an_hparams_session_is_on_disk_when_the_call_returns(tmp_path):
     with tensorboard.SummaryWriter(str(tmp_path / "sweep")) as writer:
         writer.add_scalar("warmup", 1.0, 0)
         threads = threading.active_count()
-        for trial in range(30):  # no run_name: time stamps, each one distinct even within a microsecond
-            writer.add_hparams({"lr": trial / 100}, {"hp/acc": trial / 30})
+        with pytest.warns(UserWarning, match="time-stamped sub-run"):
+            for trial in range(30):  # one writer, 30 sessions: the first in the run, then time stamps
+                writer.add_hparams({"lr": trial / 100}, {"hp/acc": trial / 30})
         assert threading.active_count() == threads
     runs = upstream_read(tmp_path / "sweep")["runs"]
-    assert len([name for name in runs if name != "."]) == 30
+    assert len([name for name in runs if name != "."]) == 29
+    assert "_hparams_/session_start_info" in runs["."]["metadata"]
 
 
 def test_a_run_name_holds_one_set_of_hparams(tmp_path):

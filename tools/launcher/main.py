@@ -18,7 +18,10 @@ package, which is also called `tensorboard` and is installed in site-packages:
   TensorFlow is this product's design, not a degraded mode (other messages pass through);
 * TENSORBOARD_STANDALONE_VERBOSE=1 prints where the renderer was imported from;
 * `tensorboard export ...` runs our logger package's exporter (tensorboard.reader.export),
-  not the renderer.
+  not the renderer;
+* `--data_provider={auto,standalone,native,multiplexer}` chooses the data path (our reader wherever
+  upstream would fall back to its Python loader; see tensorboard.serving.paths and docs/serving.md),
+  and one start-up line says which path serves.
 
 Every other flag is passed through to upstream unchanged.
 """
@@ -269,6 +272,23 @@ def renderer_plugins():
     return plugins
 
 
+def enable_our_modules(workspace_root, renderer):
+    """Let the renderer's `tensorboard` package also find our logger's modules (tensorboard.serving,
+    tensorboard.reader): names upstream lacks resolve to ours, every upstream name stays upstream's."""
+    ours = our_logger_dir(workspace_root)
+    if ours != "not found" and ours not in renderer.__path__:
+        renderer.__path__.append(ours)
+
+
+def data_path_loaders(program):
+    """The --data_provider flag's loader, with upstream's program patched to honour it (our reader
+    serves wherever upstream would use its Python loader)."""
+    from tensorboard.serving import paths  # pylint: disable=import-outside-toplevel  (ours, via the renderer's path)
+
+    paths.install(program)
+    return [paths.DataPathFlag()]
+
+
 def run_export(workspace_root, args):
     """`tensorboard export ARGS`: our logger package's exporter (the installed one; in a source
     checkout, the tree next to this file). The renderer is never imported for it."""
@@ -314,7 +334,8 @@ def main(argv=None):
         return 2
     with stderr_without(TF_MISSING_LINE):
         main_lib.global_init()
-    server = program.TensorBoard(plugins=renderer_plugins())
+    enable_our_modules(workspace_root, renderer)
+    server = program.TensorBoard(plugins=renderer_plugins() + data_path_loaders(program))
 
     def configure(argv):
         # The info file's cache key must come from the user's own arguments (what `%tensorboard`

@@ -48,6 +48,8 @@ EXTRAS_REQUIRE = {
     # tensorboard.reader.SummaryReader (DataFrames), `tensorboard export` (Parquet via pyarrow),
     # image decoding in SummaryReader.images (Pillow).
     "data": ["pandas>=2.0", "pyarrow>=14", "pillow"],
+    # tensorboard.reader.to_dask: a logdir as a dask DataFrame read by dask's workers.
+    "dask": ["dask[dataframe]>=2024.1", "pandas>=2.0", "pyarrow>=14"],
 }
 
 
@@ -79,7 +81,7 @@ setup(
         + ["tensorboard_standalone_renderer"]
     ),
     package_data={
-        "tensorboard": ["py.typed", "**/*.pyi"],
+        "tensorboard": ["py.typed", "**/*.pyi", "report/assets/*", "report/vendor/*"],
         "tensorboard_standalone_renderer": ["tensorboard.runfiles/**/*"],
     },
     scripts=["scripts/tensorboard"],

@@ -13,9 +13,9 @@ SESSION_START_TAG = "_hparams_/session_start_info"  # the hparams plugin's tag o
 
 
 def parse_file_version(text: str) -> float:
-    """'brain.Event:2' -> 2.0, as upstream parses it (-1 when unparsable)."""
+    """'brain.Event:2' -> 2.0, as upstream parses it (-1 when unparsable, which selects the old purge rule)."""
     try:
-        return float(text.split(":")[-1])
+        return float(text.split("brain.Event:")[-1])
     except ValueError:
         return -1.0
 

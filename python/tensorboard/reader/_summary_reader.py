@@ -6,7 +6,9 @@ from typing import Any
 
 from tensorboard.reader import _raw, _tbparse_static
 from tensorboard.reader._kinds import ALL_EVENT_TYPES, ALL_EXTRA_COLUMNS
-from tensorboard.reader._runs import _open_storage, is_event_file, read_runs
+from tensorboard.reader._runs import _discover, is_event_file, read_listed
+from tensorboard.reader._fetch import check_bounds
+from tensorboard.reader._select import Selection
 
 
 class OptionTypeError(TypeError, ValueError):
@@ -44,27 +46,39 @@ class SummaryReader:
     DataFrames in tbparse's layouts; `children`, `raw_tags`, `raw_events` and the static helpers
     are tbparse's too. `skip_damaged=True` keeps a damaged file's events before the damage (with a
     DamagedFileWarning) instead of raising CorruptEventFileError.
+
+    Filters, as `tensorboard export` takes them: `runs` and `tags` are regexes searched in run names
+    (directories relative to `log_path`, "" for the top) and tag names; `steps=(lo, hi)` keeps steps
+    lo..hi, both included (None: open). Runs that don't match are not fetched. Object stores are
+    read many files at once (`concurrency` files, `max_bytes` in flight).
     """
 
     def __init__(self, log_path: str | os.PathLike, *, pivot: bool = False, extra_columns: set | None = None,
                  event_types: set | None = None, storage_options: dict | None = None,
-                 skip_damaged: bool = False):
+                 skip_damaged: bool = False, runs: str | None = None, tags: str | None = None,
+                 steps: tuple[int | None, int | None] | None = None, concurrency: int | None = None,
+                 max_bytes: int | None = None):
         extra = _checked_set(set() if extra_columns is None else extra_columns, "extra_columns", ALL_EXTRA_COLUMNS)
         types = _checked_set(set(ALL_EVENT_TYPES) if event_types is None else event_types, "event_types",
                              ALL_EVENT_TYPES)
+        self._selection = Selection.of(runs, tags, steps, types)
+        check_bounds(concurrency, max_bytes)
+        self._fetch_options = {"concurrency": concurrency, "max_bytes": max_bytes}
         self._log_path = os.fspath(log_path)
         self._pivot = bool(pivot)
         self._extra_columns = extra
         self._event_types = types
         self._storage_options = storage_options
         self._skip_damaged = skip_damaged
-        try:
-            self._storage = _open_storage(self._log_path, storage_options)
+        try:  # one listing serves the existence check, the directory check and the reading
+            self._storage, found, sizes, self._is_dir = _discover(self._log_path, storage_options,
+                                                                  concurrency=concurrency)
         except FileNotFoundError as err:
             raise LogPathNotFoundError(f"File or directory not found: {self._log_path}") from err
         self._local = self._storage.canonical(self._log_path)
-        self._is_dir = self._storage.isdir(self._local)
-        self._runs = read_runs(self._log_path, storage_options, skip_damaged=skip_damaged)
+        found = [(run, paths) for run, paths in found if self._selection.wants_run(run)]
+        self._runs = list(read_listed(self._storage, found, sizes, skip_damaged, selection=self._selection,
+                                      **self._fetch_options))
         self._frames: dict = {}
         self._children: dict[str, SummaryReader] | None = None
 
@@ -102,6 +116,14 @@ class SummaryReader:
     hparams = _frame_property("hparams")
 
     @property
+    def hparams_table(self):
+        """One row per run with an hparams session: `run` (as export names it, "" for the top), its
+        hyperparameters, then the final value of each metric (the last point of the metric's curve)."""
+        from tensorboard.reader._hparams_table import hparams_frame
+
+        return hparams_frame(self._runs)
+
+    @property
     def tags(self) -> dict[str, list[str]]:
         """{event type: tag names} for every event type ([] for types not asked for), as tbparse lists
         them: the stored names (text tags keep their '/text_summary'), in the order first seen, run
@@ -122,7 +144,8 @@ class SummaryReader:
     @property
     def children(self) -> dict[str, "SummaryReader"]:
         """{name: SummaryReader} for each entry of a directory log_path (sorted; a file has none), read
-        with the same options: the tree of directories and files tbparse builds. Read on first use."""
+        with the same options: the tree of directories and files tbparse builds. Read on first use. The
+        tag and step filters carry over; `runs` does not (run names are relative to each child)."""
         if self._children is None:
             self._children = {}
             if self._is_dir:
@@ -135,7 +158,8 @@ class SummaryReader:
             return SummaryReader._empty(path, self)
         return SummaryReader(path, pivot=self._pivot, extra_columns=self._extra_columns,
                              event_types=self._event_types, storage_options=self._storage_options,
-                             skip_damaged=self._skip_damaged)
+                             skip_damaged=self._skip_damaged, tags=self._selection.tags,
+                             steps=self._selection.steps, **self._fetch_options)
 
     def __getitem__(self, child_idx: str) -> "SummaryReader":
         """`reader[name]`: the child reader of that directory entry."""

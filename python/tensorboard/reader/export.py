@@ -1,5 +1,6 @@
 """`tensorboard export --logdir DIR --out FILE`: a logdir's data as one flat table in .csv, .parquet,
 .json or .jsonl (chosen by the suffix). Also `python -m tensorboard.reader.export`.
+`--partition run --out DIR` writes a Hive-partitioned Parquet dataset instead, run by run.
 
 An existing FILE is kept unless --force; the table is written to a temporary file beside it and
 renamed into place, so an interrupted export leaves no partial file."""
@@ -9,13 +10,14 @@ import argparse
 import json
 import math
 import os
-import re
 import sys
 import tempfile
 import time
 
 KINDS = ("scalars", "histograms", "tensors", "text", "hparams")
 FORMATS = (".csv", ".parquet", ".jsonl", ".json")
+PARTITIONS = ("run",)
+_HISTOGRAM_FIELDS = {"min", "max", "num", "sum", "sum_squares"}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -25,6 +27,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--kind", default="scalars", choices=KINDS, help="which data to export (default: scalars)")
     parser.add_argument("--runs", default=None, help="regex: only runs whose name (relative directory) matches")
     parser.add_argument("--tags", default=None, help="regex: only tags that match")
+    parser.add_argument("--steps", default=None, metavar="LO:HI",
+                        help="only steps LO to HI, both included (LO: or :HI leaves one end open)")
+    parser.add_argument("--partition", default=None, choices=PARTITIONS,
+                        help="write a Hive-partitioned Parquet dataset to the directory --out "
+                             "(DIR/run=<name>/part-0.parquet), one run at a time")
     parser.add_argument("--skip-damaged", action="store_true",
                         help="keep what precedes damage in a corrupt file (warns) instead of failing")
     parser.add_argument("--force", action="store_true", help="replace --out if it exists (default: refuse)")
@@ -39,33 +46,57 @@ def _format(out: str) -> str:
     raise ValueError(f"--out {out!r}: unknown suffix; use one of {', '.join(FORMATS)}")
 
 
-def _compile(flag: str, pattern: str | None):
-    if pattern is None:
-        return None
-    try:
-        return re.compile(pattern)
-    except re.error as err:
-        raise ValueError(f"{flag} {pattern!r} is not a valid regex: {err}") from None
+def _selection(kind: str, runs, tags, steps):
+    from tensorboard.reader._select import Selection, parse_steps
+
+    steps = parse_steps(steps) if isinstance(steps, str) else steps
+    return Selection.of(runs, tags, steps, {kind}, flags=("--runs", "--tags", "--steps"))
 
 
-def export_table(logdir: str, kind: str = "scalars", runs: str | None = None, tags: str | None = None,
-                 skip_damaged: bool = False, progress=None):
-    """The long-form DataFrame `export` writes: run, tag, step, wall_time and the kind's value columns."""
+def _long_form(data: list, kind: str):
+    """The export layout of `data`'s runs: run, tag, step, wall_time, then the kind's value columns."""
     from tensorboard.reader._frames import build_frame
-    from tensorboard.reader._runs import read_runs
 
-    run_re, tag_re = _compile("--runs", runs), _compile("--tags", tags)
-    data = read_runs(logdir, skip_damaged=skip_damaged, progress=progress,
-                     run_filter=None if run_re is None else (lambda name: bool(run_re.search(name))))
-    extras = {"wall_time", "dir_name"} | ({"min", "max", "num", "sum", "sum_squares"} if kind == "histograms" else set())
+    extras = {"wall_time", "dir_name"} | (_HISTOGRAM_FIELDS if kind == "histograms" else set())
     frame = build_frame(data, kind, False, extras)
     if frame.empty:
         return frame
     frame = frame.rename(columns={"dir_name": "run"})
-    if tag_re is not None:
-        frame = frame[frame["tag"].map(lambda t: bool(tag_re.search(t)))].reset_index(drop=True)
     first = ["run", "tag", "step", "wall_time"]
     return frame[[c for c in first if c in frame.columns] + [c for c in frame.columns if c not in first]]
+
+
+def export_table(logdir: str, kind: str = "scalars", runs: str | None = None, tags: str | None = None,
+                 skip_damaged: bool = False, progress=None, steps=None, storage_options: dict | None = None):
+    """The long-form DataFrame `export` writes: run, tag, step, wall_time and the kind's value columns.
+    `runs`/`tags`: regexes; `steps`: (lo, hi) or 'LO:HI', both ends included."""
+    from tensorboard.reader._runs import read_runs
+
+    data = read_runs(logdir, storage_options, skip_damaged=skip_damaged, progress=progress,
+                     selection=_selection(kind, runs, tags, steps))
+    return _long_form(data, kind)
+
+
+GROUP_ROWS = 1 << 18  # rows per frame of a partitioned export: small runs share one frame, big ones come alone
+
+
+def run_group_frames(logdir: str, kind: str = "scalars", runs: str | None = None, tags: str | None = None,
+                     skip_damaged: bool = False, progress=None, steps=None, storage_options: dict | None = None):
+    """`export_table`'s rows a few runs at a time: long-form frames of consecutive runs holding up to
+    GROUP_ROWS rows together (a bigger run alone), rows of each run contiguous."""
+    from tensorboard.reader._runs import iter_runs
+
+    group, held = [], 0
+    for data in iter_runs(logdir, storage_options, skip_damaged=skip_damaged, progress=progress,
+                          selection=_selection(kind, runs, tags, steps)):
+        rows = sum(len(store) for store in data.stores()) + len(data.session_starts)
+        if group and held + rows > GROUP_ROWS:
+            yield _long_form(group, kind)
+            group, held = [], 0
+        group.append(data)
+        held += rows
+    if group:
+        yield _long_form(group, kind)
 
 
 def _plain(value):
@@ -89,11 +120,17 @@ def write_table(frame, out: str, force: bool = True) -> None:
             import pyarrow  # noqa: F401
         except ImportError as err:
             raise ImportError("Parquet export needs pyarrow: pip install pandas pyarrow pillow (the wheel's [data] extra)") from err
+    write_atomically(out, force, lambda tmp: _write_format(frame, fmt, tmp))
+
+
+def write_atomically(out: str, force: bool, write) -> None:
+    """`write(tmp)` fills a temporary file beside `out`, which is then renamed into place: a reader never
+    sees a half-written `out`, and a failed write leaves nothing behind."""
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(out)), prefix=".tmp-",
                                suffix="-" + os.path.basename(out))
     os.close(fd)
     try:
-        _write_format(frame, fmt, tmp)
+        write(tmp)
         os.chmod(tmp, 0o644)
         _move_into_place(tmp, out, force)
     except BaseException:
@@ -183,10 +220,25 @@ def _finite_or_null(value):
 
 
 def main(argv: list[str] | None = None) -> int:
+    out = argparse.ArgumentParser(add_help=False)
+    out.add_argument("--out")
+    if (out.parse_known_args(argv)[0].out or "").lower().endswith(".html"):  # the page: tensorboard.report
+        from tensorboard.report import main as report_main
+        return report_main(argv)
     args = _parser().parse_args(argv)
     try:
-        _format(args.out)
-        check_out(args.out, args.force)  # before reading the logdir: fail fast
+        from tensorboard.reader._select import compile_pattern, parse_steps
+
+        parse_steps(args.steps)
+        compile_pattern("--runs", args.runs), compile_pattern("--tags", args.tags)
+        if args.partition:
+            from tensorboard.reader._partitioned import check_out_dir
+
+            check_out_dir(args.out, args.force)
+            import pyarrow  # noqa: F401
+        else:
+            _format(args.out)
+            check_out(args.out, args.force)  # before reading the logdir: fail fast
         import pandas  # noqa: F401
     except ImportError:
         print("tensorboard export: needs pandas: pip install pandas pyarrow pillow (the wheel's [data] extra)", file=sys.stderr)
@@ -194,24 +246,29 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError) as err:
         print(f"tensorboard export: {err}", file=sys.stderr)
         return 2
+    from tensorboard.reader._progress import Progress
+
     started = time.monotonic()
-    last = [started]
-
-    def progress(done: int, total: int, path: str) -> None:
-        now = time.monotonic()
-        if not args.quiet and (now - last[0] > 1.0 or (done == total and now - started > 1.0)):
-            last[0] = now
-            print(f"tensorboard export: read {done}/{total} files ({now - started:.1f} s) {path}", file=sys.stderr)
-
+    progress = Progress(quiet=args.quiet)
     try:
-        frame = export_table(args.logdir, args.kind, args.runs, args.tags, args.skip_damaged, progress)
-        write_table(frame, args.out, args.force)
+        if args.partition:
+            from tensorboard.reader._partitioned import write_partitioned
+
+            frames = run_group_frames(args.logdir, args.kind, args.runs, args.tags, args.skip_damaged, progress,
+                                      args.steps)
+            written, rows = write_partitioned(frames, args.out, args.force)
+            what = f"{rows} rows of {args.kind} from {written} runs"
+        else:
+            frame = export_table(args.logdir, args.kind, args.runs, args.tags, args.skip_damaged, progress, args.steps)
+            write_table(frame, args.out, args.force)
+            what = f"{len(frame)} rows of {args.kind}"
     except (OSError, ValueError, ImportError) as err:
+        progress.close()
         print(f"tensorboard export: {err}", file=sys.stderr)
         return 1
+    progress.close()
     if not args.quiet:
-        print(f"tensorboard export: wrote {len(frame)} rows of {args.kind} to {args.out} "
-              f"({time.monotonic() - started:.1f} s)", file=sys.stderr)
+        print(f"tensorboard export: wrote {what} to {args.out} ({time.monotonic() - started:.1f} s)", file=sys.stderr)
     return 0
 
 

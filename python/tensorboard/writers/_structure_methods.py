@@ -67,10 +67,15 @@ class StructureMethods:
     def add_hparams(self, hparam_dict: Mapping[str, Any], metric_dict: Mapping[str, Any],
                     hparam_domain_discrete: Mapping[str, Sequence] | None = None, run_name: str | None = None,
                     global_step=None, *, name: str | None = None) -> None:
-        """Logs one hparams session: its hparams and final metrics, into sub-run `run_name` (default: a time stamp).
+        """Logs one hparams session: its hparams and final metrics, in this writer's own run.
 
-        torch's positional order; tensorboardX's 3rd positional is its `name` (here the keyword `name`
-        or `run_name`). hparam_domain_discrete: {name: [allowed values]}, the hparam's domain in the dashboard.
+        The HParams dashboard then lists the run as one trial, named by the run. A metric that names
+        a scalar tag already logged in the run links to that curve (nothing more is logged for it); a
+        metric without a curve is logged as one point in the run. `run_name` (tensorboardX: `name`)
+        writes the session into the sub-run `<run>/<run_name>` instead, with every metric as one
+        point there: tensorboardX's and torch's layout. torch's positional order; tensorboardX's 3rd
+        positional is its `name` (here the keyword `name` or `run_name`).
+        hparam_domain_discrete: {name: [allowed values]}, the hparam's domain in the dashboard.
         """
         from tensorboard import summary
         from tensorboard.values.convert import to_float
@@ -92,27 +97,64 @@ class StructureMethods:
             raise ValueError(f"run_name {run_name!r} holds a NUL character, which no directory name can")
         logged = _session_hparams(start)
         step, wall = self._step_and_time(global_step, None)
+        own = run_name is None
         with self._lock:
-            if run_name is None:  # a time stamp, never one this writer already used
-                import time
+            if own and self._hparams_runs.get(".", logged) != logged:  # a second trial on one writer
+                own, run_name = False, _fresh_run_name(self._hparams_runs)
+                import warnings
 
-                run_name = f"{time.time():.6f}"
-                while run_name in self._hparams_runs:
-                    run_name += "_"
+                warnings.warn("add_hparams: this writer's run already holds a session with other hparams, so this "
+                              "session goes to a time-stamped sub-run (tensorboardX's layout); use one "
+                              "SummaryWriter per trial for one run per trial, or pass run_name=", stacklevel=3)
+            run_name = "." if own else run_name  # "." is the writer's own run
             earlier = self._hparams_runs.get(run_name)
             if earlier is not None and earlier != logged:
-                raise ValueError(f"run_name {run_name!r} already holds a session with other hparams; the dashboard "
-                                 f"keeps a run's first hparams, so this session's metrics would show beside them: "
-                                 f"give each session its own run_name")
+                where = "this writer's run" if own else f"run_name {run_name!r}"
+                raise ValueError(f"{where} already holds a session with other hparams; the dashboard keeps a run's "
+                                 f"first hparams, so this session's metrics would show beside them: log each "
+                                 f"session with its own SummaryWriter (or give each its own run_name)")
             self._hparams_runs[run_name] = logged  # taken now, so a concurrent call sees it; freed on failure
+        parts = (experiment, start, end) if hparam_domain_discrete else (start, end)
         try:
-            self._write_session(run_name, (experiment, start, end) if hparam_domain_discrete else (start, end),
-                                metrics, step, wall)
+            if own:
+                self._write_own_session(parts, metrics, step, wall)
+            else:
+                self._write_session(run_name, parts, metrics, step, wall)
         except BaseException:
             if earlier is None:
                 with self._lock:
                     self._hparams_runs.pop(run_name, None)
             raise
+
+    def _write_own_session(self, parts: tuple, metrics: dict, step: int, wall: float) -> None:
+        """Writes the session into this writer's run: the summaries, then one point for each metric
+        that has no curve in the run (a metric with a curve is read from the curve by the dashboard)."""
+        curves = self._scalar_tags_in_run(set(metrics))
+        for part in parts:
+            self._file_writer.add_summary(part, step, wall)
+        for key, number in metrics.items():
+            if key not in curves:
+                self._file_writer.add_event_bytes(_wire.scalar_event(_wire.scalar_prefix(key),
+                                                                     check_float32(number, "metric", key), step, wall))
+        self._file_writer.flush()  # on disk when the call returns, as a session in a sub-run is
+
+    def _scalar_tags_in_run(self, tags: set) -> set:
+        """Which of `tags` are scalar tags of this writer's run: logged by this writer as plain
+        scalars, else (device values, summaries, an earlier writer of the run) found in the run's
+        event files, read back after a flush."""
+        found = {tag for tag in tags if tag in self._tag_fields}
+        if found == tags:
+            return found
+        from tensorboard.reader._runs import read_runs
+
+        self.flush()
+        try:
+            runs = read_runs(self._logdir, self._options.get("storage_options"), run_filter=lambda name: name == "")
+        except FileNotFoundError:  # nothing written yet
+            return found
+        for run in runs:
+            found |= tags & (set(run.scalars.tag_names) | set(run.plugin_content.get("scalars", ())))
+        return found
 
     def _write_session(self, run_name: str, parts: tuple, metrics: dict, step: int, wall: float) -> None:
         """Writes one hparams session into its run with a writer of its own, closed before returning."""
@@ -170,6 +212,16 @@ def _chart_tags(tags) -> list:
     if not isinstance(tags, (list, tuple)):
         raise TypeError(f"tags: expected a list of tag strings, got {type(tags).__name__}: {tags!r:.60}")
     return [check_tag(tag, "tags") for tag in tags]
+
+
+def _fresh_run_name(taken: dict) -> str:
+    """A time-stamp sub-run name this writer has not used (tensorboardX's name for a session's run)."""
+    import time
+
+    name = f"{time.time():.6f}"
+    while name in taken:
+        name += "_"
+    return name
 
 
 def _session_hparams(start) -> dict[str, bytes]:

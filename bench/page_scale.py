@@ -1,0 +1,81 @@
+"""The benchmark page's sections for logdirs at scale: the HTML report (bench/report_export.py), serving
+to the web UI (bench/serving.py) and sweeps on object storage (bench/sweeps.py)."""
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from page_format import fmt, has_result, not_run, ratio, reps_text, table, yes_no  # noqa: E402
+
+PATH_LABELS = {"native": "upstream's native data server", "multiplexer": "upstream's Python loader",
+               "standalone": "our reader (`--data_provider=standalone`)"}
+
+
+def report_section(extra: dict | None) -> str:
+    title = "## A logdir as one HTML page (`bench/report_export.py`)\n\n"
+    if not has_result(extra) or "export_s" not in extra:
+        return title + not_run(extra)
+    rows = [["`tensorboard export --out report.html`", fmt(extra["export_s"], unit=" s")],
+            ["tbparse `SummaryReader(...).scalars` (reading only)", fmt(extra["tbparse_read_s"], unit=" s")],
+            ["ratio (tbparse / export)", ratio(extra["ratio"])],
+            ["page size", f"{extra['page_mb']} MB ({extra['charts']} charts, {extra['runs']} runs, "
+                          f"at most {extra['max_points']} points per series)"]]
+    if extra.get("open_s") is not None:
+        rows.append(["first screen drawn in Chromium", fmt(extra["open_s"], unit=" s")])
+    return (title + f"{extra['scalars']:,} scalars ({extra['runs']} runs × {extra['tags']} tags × "
+            f"{extra['steps']:,} steps, our writer), {reps_text(extra)}, alternating. Goal: the export takes "
+            f"less time than tbparse's read (met: {yes_no(extra.get('target_met'))}).\n\n" + table(["", ""], rows))
+
+
+def serving_section(extra: dict | None) -> str:
+    title = "## Serving large logdirs to the web UI (`bench/serving.py`)\n\n"
+    if not has_result(extra) or "sizes" not in extra:
+        return title + not_run(extra)
+    parts = [title + "Time from starting `tensorboard --logdir` until every run is listed and the last run's "
+             "scalars are served, peak RSS of the server's process tree, and the time until 1,000 points "
+             "appended to one run are served. One fresh server per row."]
+    targets = extra.get("targets", {})
+    for runs, size in extra["sizes"].items():
+        rows = [[PATH_LABELS.get(path, path), fmt(size[path].get("load_s"), unit=" s"),
+                 fmt(size[path].get("peak_rss_mib"), digits=4, unit=" MiB"), fmt(size[path].get("reload_s"), unit=" s")]
+                for path in ("native", "multiplexer", "standalone") if path in size]
+        line = []
+        if "speedup_vs_multiplexer" in size:
+            line.append(f"ours {ratio(size['speedup_vs_multiplexer'])} faster than the Python loader (goal ≥ "
+                        f"{targets.get('speedup_vs_multiplexer')}×), in {size['memory_vs_multiplexer']:.0%} of its "
+                        f"memory (goal ≤ {targets.get('memory_vs_multiplexer', 0.25):.0%})")
+        if "ratio_vs_native" in size:
+            line.append(f"{size['ratio_vs_native']}× the native server's time (goal ≤ {targets.get('ratio_vs_native')}×)")
+        in_process = size.get("standalone_in_process")
+        if in_process:
+            line.append(f"in process, a reload after the append takes {fmt(in_process['reload_after_append_s'])} s "
+                        f"against {fmt(in_process['full_read_s'])} s for a full read")
+        parts.append(f"### {int(runs):,} runs × 1,000 scalars\n\n" + table(["path", "served after", "peak RSS",
+                                                                              "1,000 new points after"], rows)
+                     + ("\n\n" + "; ".join(line) + "." if line else ""))
+    growth = extra.get("growth_10x_runs")
+    if growth:
+        parts.append(f"Ten times the runs: {growth['load']}× the time and {growth['peak_rss']}× the memory "
+                     f"(goal: no faster than linear). All goals met: {yes_no(extra.get('target_met'))}.")
+    return "\n\n".join(parts)
+
+
+def sweeps_section(extra: dict | None) -> str:
+    title = "## Sweeps on object storage (`bench/sweeps.py`)\n\n"
+    if not has_result(extra) or "read_new_s" not in extra:
+        return title + not_run(extra)
+    text = title + (f"{extra['runs']:,} runs × {extra['scalars_per_run']:,} scalars on moto's S3 app (127.0.0.1, "
+                    f"threaded) with {extra['delay_ms']:.0f} ms added per request; each row a fresh process.\n\n")
+    rows = [["one object at a time (the reader of release 2.21.0+standalone.1)"
+             + ("" if extra.get("read_today_measured") else " (estimated)"), fmt(extra.get("read_today_s"), 3, " s"),
+             f"{extra.get('read_today_requests', '–')}"],
+            ["many objects at once", fmt(extra["read_new_s"], 3, " s"), f"{extra['read_new_requests']}"],
+            [f"filtered read of {extra.get('filtered_runs')} runs (`runs=`)", fmt(extra.get("filtered_s"), 3, " s"),
+             f"{extra.get('filtered_requests')}"],
+            ["`to_dask`, 2-worker LocalCluster, count + mean", fmt(extra.get("dask_s"), 3, " s"), "–"]]
+    text += table(["read", "time", "requests"], rows) + "\n\n"
+    return text + (f"Speed-up {ratio(extra.get('speedup'))} (goal ≥ {extra['target_speedup']:.0f}×). Export of the "
+                   f"same logdir: whole frame to one Parquet file {fmt(extra.get('export_whole_rss_mb'), 3, ' MB')} "
+                   f"peak RSS growth, `--partition run` {fmt(extra.get('export_partitioned_rss_mb'), 3, ' MB')} "
+                   f"(ratio {fmt(extra.get('export_rss_ratio'), 2)}, goal ≤ {extra['target_rss_ratio']}).")

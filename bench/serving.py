@@ -1,0 +1,282 @@
+"""Serving a large logdir: the `tensorboard` command on each data path, side by side.
+
+A logdir of --runs runs x 1,000 scalars (one tag, written by our logger) is served by the launcher
+(tools/launcher/main.py from the source tree, via tests/serving/run_launcher.py, with the renderer
+of the wheel installed in .venv) with `--data_provider=native` (upstream's native data server),
+`--data_provider=multiplexer` (upstream's Python loader, EventMultiplexer) and
+`--data_provider=standalone` (our reader). Per path, in a fresh server:
+
+* **load**: from spawning the server until every run is listed with its tag and the last run's
+  scalars are served complete (1,000 points), polled every 0.1 s (every 5 % of the time so far
+  once that is longer: each poll costs the server time too);
+* **peak RSS**: the largest summed resident set of the server's process tree (the native data
+  server is a child process), sampled every 50 ms;
+* **reload**: after 1,000 new points are appended to one run's file, the time until they are
+  served (--reload_interval 1, so up to 1 s of it is waiting for the next reload).
+
+Also, in process, our reader's full read of the logdir against a reload after those 1,000 points.
+Targets (1,000 runs): ours >= 20x faster than the Python loader, within 2x of the native server,
+and <= 1/4 of the Python loader's peak RSS. `--runs 1000 10000` adds 10,000 runs, where ours must
+grow no faster than linearly (the Python loader is skipped there unless --with-multiplexer: it takes
+many minutes). Prints one JSON line last.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LAUNCHER = os.path.join(REPO, "tests", "serving", "run_launcher.py")
+POINTS = 1000
+TAG = "loss"
+SPEED_TARGET = 20.0  # ours vs the Python loader
+NATIVE_TARGET = 2.0  # ours / native, at most
+MEMORY_TARGET = 0.25  # ours / the Python loader, at most
+LINEAR_SLACK = 1.25  # 10x the runs may cost up to 12.5x the time or memory
+DEADLINE_S = 3600  # guards against a hang only
+
+
+def write_logdir(path: str, runs: int) -> None:
+    """`runs` runs of POINTS scalars each, by our logger (source tree)."""
+    sys.path.insert(0, os.path.join(REPO, "python"))
+    from tensorboard import SummaryWriter
+
+    for r in range(runs):
+        with SummaryWriter(os.path.join(path, "run_%05d" % r), max_queue=POINTS + 10) as writer:
+            for step in range(POINTS):
+                writer.add_scalar(TAG, 1.0 / (step + 1 + r), step)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str):
+    try:
+        with urllib.request.urlopen(url, timeout=600) as resp:
+            return json.loads(resp.read())
+    except (OSError, ValueError):
+        return None
+
+
+def _tree_rss(pid: int) -> int:
+    """Summed VmRSS (bytes) of `pid` and its descendants."""
+    parents = {}
+    rss = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open("/proc/%s/status" % entry) as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        rss[int(entry)] = int(line.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            continue
+    tree, frontier = {pid}, {pid}
+    while frontier:
+        frontier = {p for p, pp in parents.items() if pp in frontier} - tree
+        tree |= frontier
+    return sum(rss.get(p, 0) for p in tree)
+
+
+def _scalars(url: str, run: str):
+    return _get(url + "/data/plugin/scalars/scalars?" + urllib.parse.urlencode({"run": run, "tag": TAG}))
+
+
+def serve(path: str, logdir: str, runs: list[str], python: str, workdir: str) -> dict:
+    """Start a server on `path`, time the complete load and a reload, and stop it."""
+    port = _free_port()
+    url = "http://127.0.0.1:%d" % port
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    log = open(os.path.join(workdir, "%s.log" % path), "wb")
+    start = time.perf_counter()
+    proc = subprocess.Popen([python, LAUNCHER, "--logdir", logdir, "--port", str(port), "--reload_interval", "1",
+                             "--data_provider=" + path], stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, env=env, start_new_session=True, cwd=workdir)
+    peak = 0
+    result: dict = {}
+    try:
+        last = runs[-1]
+        next_poll = 0.0
+        while True:
+            peak = max(peak, _tree_rss(proc.pid))
+            if proc.poll() is not None:
+                raise RuntimeError("%s server exited:\n%s" % (path, open(log.name, errors="replace").read()[-2000:]))
+            now = time.perf_counter()
+            if now >= next_poll:
+                tags = _get(url + "/data/plugin/scalars/tags")
+                if tags is not None and len(tags) >= len(runs):
+                    points = _scalars(url, last)
+                    if points is not None and len(points) == POINTS:
+                        result["load_s"] = round(time.perf_counter() - start, 3)
+                        break
+                # every 0.1 s, or 5 % of the time so far when longer: a poll costs the server time too
+                next_poll = time.perf_counter() + max(0.1, 0.05 * (now - start))
+            if now - start > DEADLINE_S:
+                raise RuntimeError("%s server never served the logdir" % path)
+            time.sleep(0.05)
+        for _ in range(10):  # what it holds once loaded, settled
+            peak = max(peak, _tree_rss(proc.pid))
+            time.sleep(0.05)
+        result["peak_rss_mib"] = round(peak / 2**20, 1)
+        result["reload_s"] = _reload(url, logdir, runs[0], proc)
+        first = _scalars(url, runs[len(runs) // 2])
+        result["complete"] = first is not None and len(first) == POINTS
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # a leftover data server
+        except ProcessLookupError:
+            pass
+        log.close()
+    return result
+
+
+_APPENDED = {}
+
+
+def _append_points(logdir: str, run: str, first_step: int) -> None:
+    """POINTS more scalar events at the end of the run's event file (as a live writer appends them)."""
+    sys.path.insert(0, os.path.join(REPO, "python"))
+    from tensorboard.events.record import frame
+    from tensorboard.src import event_pb2
+
+    directory = os.path.join(logdir, run)
+    (name,) = [f for f in os.listdir(directory) if "tfevents" in f]
+    chunks = []
+    for step in range(first_step, first_step + POINTS):
+        event = event_pb2.Event(step=step, wall_time=time.time())
+        event.summary.value.add(tag=TAG, simple_value=float(step))
+        chunks.append(frame(event.SerializeToString()))
+    with open(os.path.join(directory, name), "ab") as f:
+        f.write(b"".join(chunks))
+
+
+def _reload(url: str, logdir: str, run: str, proc) -> float:
+    first_step = _APPENDED.get(run, POINTS)
+    _APPENDED[run] = first_step + POINTS
+    _append_points(logdir, run, first_step)
+    start = time.perf_counter()
+    want = first_step + POINTS - 1
+    while time.perf_counter() - start < DEADLINE_S:
+        points = _scalars(url, run)
+        if points and points[-1][1] == want:
+            return round(time.perf_counter() - start, 3)
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise RuntimeError("the appended points were never served")
+
+
+def in_process(logdir: str, runs: list[str]) -> dict:
+    """Our reader's full read of the logdir vs a reload after POINTS new points in one run."""
+    sys.path.insert(0, os.path.join(REPO, "python"))
+    from tensorboard.serving._logdir import Logdir
+    from tensorboard.serving.ingester import size_guidance
+
+    sizes, default = size_guidance(None)
+    store = Logdir({logdir: None}, sizes, default)
+    start = time.perf_counter()
+    store.reload()
+    full = time.perf_counter() - start
+    first_step = _APPENDED.get(runs[0], POINTS)
+    _APPENDED[runs[0]] = first_step + POINTS
+    _append_points(logdir, runs[0], first_step)
+    start = time.perf_counter()
+    store.reload()
+    again = time.perf_counter() - start
+    return {"full_read_s": round(full, 3), "reload_after_append_s": round(again, 4)}
+
+
+def measure(runs: int, paths: list[str], python: str) -> dict:
+    """Every path on one logdir of `runs` runs, then our reader in process."""
+    tmp = tempfile.mkdtemp(prefix="bench-serving-")
+    result: dict = {"runs": runs, "points_per_run": POINTS}
+    try:
+        logdir = os.path.join(tmp, "logs")
+        start = time.perf_counter()
+        write_logdir(logdir, runs)
+        result["write_s"] = round(time.perf_counter() - start, 2)
+        result["logdir_mb"] = round(sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(logdir)
+                                        for f in fs) / 1e6, 1)
+        names = sorted(os.listdir(logdir))
+        for path in paths:
+            row = serve(path, logdir, names, python, tmp)
+            result[path] = row
+            print("%d runs, %s: load %.2f s, peak RSS %.0f MiB, new points served after %.2f s" % (
+                runs, path, row["load_s"], row["peak_rss_mib"], row["reload_s"]), flush=True)
+        result["standalone_in_process"] = in_process(logdir, names)
+        print("%d runs, standalone in process: full read %.2f s, reload after 1,000 new points %.4f s" % (
+            runs, result["standalone_in_process"]["full_read_s"],
+            result["standalone_in_process"]["reload_after_append_s"]), flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    ours = result.get("standalone")
+    if ours and "multiplexer" in result:
+        result["speedup_vs_multiplexer"] = round(result["multiplexer"]["load_s"] / ours["load_s"], 1)
+        result["memory_vs_multiplexer"] = round(ours["peak_rss_mib"] / result["multiplexer"]["peak_rss_mib"], 3)
+    if ours and "native" in result:
+        result["ratio_vs_native"] = round(ours["load_s"] / result["native"]["load_s"], 2)
+    result["complete"] = all(result[p].get("complete") for p in paths)
+    return result
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, nargs="+", default=[1000],
+                        help="logdir sizes, in runs of 1,000 scalars (`--runs 1000 10000`: both sizes)")
+    parser.add_argument("--paths", nargs="+", default=["native", "multiplexer", "standalone"],
+                        choices=["native", "multiplexer", "standalone"])
+    parser.add_argument("--with-multiplexer", action="store_true",
+                        help="also time upstream's Python loader above 1,000 runs (many minutes)")
+    parser.add_argument("--python", default=os.path.join(REPO, ".venv", "bin", "python"),
+                        help="interpreter of the environment with the wheel's renderer (and the native binary)")
+    args = parser.parse_args(argv)
+    sizes = {}
+    for runs in args.runs:
+        paths = [p for p in args.paths if p != "multiplexer" or runs <= 1000 or args.with_multiplexer]
+        sizes[str(runs)] = measure(runs, paths, args.python)
+    checks = []
+    for row in sizes.values():
+        checks.append(row["complete"])
+        if "speedup_vs_multiplexer" in row:
+            checks += [row["speedup_vs_multiplexer"] >= SPEED_TARGET, row["memory_vs_multiplexer"] <= MEMORY_TARGET]
+        if "ratio_vs_native" in row:
+            checks.append(row["ratio_vs_native"] <= NATIVE_TARGET)
+    result: dict = {"sizes": sizes, "targets": {"speedup_vs_multiplexer": SPEED_TARGET,
+                                                 "ratio_vs_native": NATIVE_TARGET,
+                                                 "memory_vs_multiplexer": MEMORY_TARGET,
+                                                 "growth_vs_runs": LINEAR_SLACK}}
+    small, large = sizes.get("1000", {}).get("standalone"), sizes.get("10000", {}).get("standalone")
+    if small and large:  # 10x the runs: at most 10x the time and memory (with some slack for noise)
+        result["growth_10x_runs"] = {"load": round(large["load_s"] / small["load_s"], 2),
+                                     "peak_rss": round(large["peak_rss_mib"] / small["peak_rss_mib"], 2)}
+        checks += [v <= 10 * LINEAR_SLACK for v in result["growth_10x_runs"].values()]
+    result["target_met"] = all(checks)
+    print(json.dumps(result))
+    return 0 if result["target_met"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

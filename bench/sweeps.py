@@ -1,0 +1,294 @@
+"""Sweeps on object storage: reading N runs x 1,000 scalars from S3 one file at a time (the reader of
+release 2.21.0+standalone.1, BASELINE_REF) against the concurrent reader (this source tree), a filtered read of 1 % of the
+runs, the partitioned export's peak RSS against the whole-frame export's, and to_dask on a 2-worker
+LocalCluster.
+
+S3 is moto's WSGI app served threaded on 127.0.0.1 in a child process, behind a middleware that
+sleeps --delay seconds (default 30 ms, S3's usual time to first byte) per request and counts
+requests. Every measurement runs in a fresh process. Prints one JSON line (the last line).
+
+    python bench/sweeps.py                 # 1,000 runs (~3 min, most of it the one-at-a-time read)
+    python bench/sweeps.py --runs 10000    # 10,000 runs; the one-at-a-time read is estimated from
+                                           # its requests unless --baseline-max-runs allows it
+    python bench/sweeps.py --runs 100 --scalars 100   # a quick look
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
+BUCKET = "sweeps"
+TARGET_SPEEDUP = 10.0  # concurrent over one-at-a-time, from 1,000 runs
+TARGET_RSS_RATIO = 0.25  # partitioned export's peak RSS growth over the whole-frame export's, from 10,000 runs
+
+
+# -- the slow S3 server (child process) -------------------------------------------------------------
+
+class _Meter:
+    """WSGI middleware: sleeps `delay` per request and counts requests; `/__bench__/*` sets and reads both."""
+
+    def __init__(self, app):
+        self.app, self.delay, self.count = app, 0.0, 0
+        self.lock = threading.Lock()
+
+    def __call__(self, environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        if path.startswith("/__bench__/"):
+            if path == "/__bench__/delay":
+                self.delay = float(environ.get("QUERY_STRING") or 0)
+            with self.lock:
+                answer = {"requests": self.count, "delay": self.delay}
+                if path == "/__bench__/reset":
+                    self.count = 0
+            start_response("200 OK", [("Content-Type", "application/json")])
+            return [json.dumps(answer).encode()]
+        with self.lock:
+            self.count += 1
+        if self.delay:
+            time.sleep(self.delay)
+        return self.app(environ, start_response)
+
+
+def serve() -> None:
+    """Runs the server on a free port of 127.0.0.1; prints the port; stops when stdin closes."""
+    from moto.server import DomainDispatcherApplication, create_backend_app
+    from werkzeug.serving import WSGIRequestHandler, make_server
+
+    class Quiet(WSGIRequestHandler):
+        def log_request(self, *args, **kwargs) -> None:
+            pass
+
+    server = make_server("127.0.0.1", 0, _Meter(DomainDispatcherApplication(create_backend_app)), threaded=True,
+                         request_handler=Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    print(server.server_address[1], flush=True)
+    sys.stdin.read()
+    server.shutdown()
+
+
+class SlowS3:
+    def __init__(self):
+        self.process = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True)
+        self.endpoint = f"http://127.0.0.1:{int(self.process.stdout.readline())}"
+
+    def control(self, what: str, value: str = "") -> dict:
+        import urllib.request
+
+        with urllib.request.urlopen(f"{self.endpoint}/__bench__/{what}?{value}", timeout=30) as answer:
+            return json.loads(answer.read())
+
+    def options(self) -> dict:
+        return {"key": "testing", "secret": "testing",
+                "client_kwargs": {"endpoint_url": self.endpoint, "region_name": "us-east-1"}}
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+# -- measurements (each in a fresh process) ---------------------------------------------------------
+
+def worker(mode: str, spec: dict) -> dict:
+    sys.path.insert(0, BENCH)
+    from workloads import PeakRSS
+
+    import numpy  # noqa: F401  -- what every mode imports, before the clock and the RSS baseline
+    import pandas  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+    import s3fs  # noqa: F401
+
+    from tensorboard.reader import SummaryReader, _frames, _decode  # noqa: F401
+
+    probe = PeakRSS()
+    probe.start()
+    started = time.perf_counter()
+    out: dict = {}
+    if mode in ("read", "filtered"):
+        kwargs = {"runs": spec["runs"]} if mode == "filtered" else {}
+        frame = SummaryReader(spec["url"], storage_options=spec["options"], extra_columns={"dir_name"},
+                              event_types={"scalars"}, **kwargs).scalars
+        out.update(rows=len(frame), run_count=int(frame["dir_name"].nunique()))
+    elif mode == "export-whole":
+        from tensorboard.reader import export
+
+        export.main(["--logdir", spec["logdir"], "--out", spec["out"] + ".parquet", "--quiet"])
+    elif mode == "export-partitioned":
+        from tensorboard.reader import export
+
+        export.main(["--logdir", spec["logdir"], "--out", spec["out"], "--partition", "run", "--quiet"])
+    elif mode == "dask":
+        import distributed
+
+        from tensorboard.reader import to_dask
+
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                      dashboard_address=None, scheduler_kwargs={"dashboard": False}) as cluster, \
+                distributed.Client(cluster) as client:
+            client.run(_warm)  # the workers' imports are not the reader's time either
+            started = time.perf_counter()  # the cluster's start-up is not the reader's
+            frame = to_dask(spec["url"], storage_options=spec["options"])
+            stats = client.compute(frame.groupby("tag")["value"].agg(["count", "mean"]), sync=True)
+            out.update(rows=int(stats["count"].sum()), partitions=frame.npartitions)
+    out["seconds"] = time.perf_counter() - started
+    out.update(probe.stop())
+    return out
+
+
+def _warm() -> None:
+    import pandas  # noqa: F401
+    import s3fs  # noqa: F401
+
+    import tensorboard.reader._dask  # noqa: F401
+    import tensorboard.reader.export  # noqa: F401
+
+
+def measure(mode: str, spec: dict, tree: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": tree}
+    result = subprocess.run([sys.executable, __file__, "--worker", mode, json.dumps(spec)], capture_output=True,
+                            text=True, env=env, timeout=7200)
+    if result.returncode != 0:
+        return {"error": result.stderr[-2000:]}
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+# -- the driver -------------------------------------------------------------------------------------
+
+def write_logdir(root: str, runs: int, scalars: int) -> None:
+    import numpy as np
+
+    import tensorboard
+
+    values = np.random.default_rng(0).random(scalars).tolist()
+    for i in range(runs):
+        with tensorboard.SummaryWriter(os.path.join(root, f"run{i:05d}"), max_queue=scalars + 1) as writer:
+            for step, value in enumerate(values):
+                writer.add_scalar("loss", value, step)
+
+
+BASELINE_REF = "6214baa"  # release 2.21.0+standalone.1, whose reader fetches one object at a time
+
+
+def head_tree(workdir: str, ref: str = BASELINE_REF) -> str | None:
+    """The package as of `ref` (git archive), for the one-at-a-time reader."""
+    target = os.path.join(workdir, "head")
+    os.makedirs(target)
+    archive = subprocess.run(["git", "-C", REPO, "archive", ref, "python/tensorboard"], capture_output=True)
+    if archive.returncode != 0:
+        return None
+    subprocess.run(["tar", "-x", "-C", target], input=archive.stdout, check=True)
+    generated = os.path.join(REPO, "python", "tensorboard", "src")  # protobuf modules are built, not committed
+    for name in os.listdir(generated):
+        if name.endswith("_pb2.py"):
+            shutil.copy(os.path.join(generated, name), os.path.join(target, "python", "tensorboard", "src", name))
+    return os.path.join(target, "python")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--scalars", type=int, default=1000, help="scalars per run")
+    parser.add_argument("--delay", type=float, default=0.03, help="seconds the server sleeps per request")
+    parser.add_argument("--baseline-max-runs", type=int, default=1000,
+                        help="measure the one-at-a-time read only up to this many runs (else estimate it)")
+    parser.add_argument("--no-dask", action="store_true")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve()
+        return 0
+    if args.worker:
+        print(json.dumps(worker(args.worker[0], json.loads(args.worker[1]))), flush=True)
+        return 0
+
+    ours = os.path.join(REPO, "python")
+    sys.path.insert(0, ours)
+    import s3fs
+
+    workdir = tempfile.mkdtemp(prefix="bench-sweeps-")
+    server = SlowS3()
+    result: dict = {"benchmark": "sweeps", "runs": args.runs, "scalars_per_run": args.scalars,
+                    "delay_ms": args.delay * 1000}
+    try:
+        logdir = os.path.join(workdir, "logs")
+        t = time.perf_counter()
+        write_logdir(logdir, args.runs, args.scalars)
+        result["write_s"] = time.perf_counter() - t
+        fs = s3fs.S3FileSystem(**server.options())
+        import boto3
+
+        boto3.client("s3", endpoint_url=server.endpoint, aws_access_key_id="testing", aws_secret_access_key="testing",
+                     region_name="us-east-1").create_bucket(Bucket=BUCKET)
+        fs.put(logdir + "/", f"{BUCKET}/logs/", recursive=True)
+        server.control("delay", str(args.delay))
+        spec = {"url": f"s3://{BUCKET}/logs", "options": server.options(), "logdir": logdir}
+
+        def timed(mode: str, tree: str, **extra) -> dict:
+            server.control("reset")
+            got = measure(mode, {**spec, **extra}, tree)
+            got["requests"] = server.control("reset")["requests"]
+            print(f"# {mode} ({BASELINE_REF if tree != ours else 'this tree'}): {got}", file=sys.stderr, flush=True)
+            return got
+
+        new = timed("read", ours)
+        result.update(read_new_s=new.get("seconds"), read_new_requests=new["requests"], rows=new.get("rows"),
+                      read_new_rss_mb=new.get("rss_delta_mb"))
+        tree = head_tree(workdir) if args.runs <= args.baseline_max_runs else None
+        if tree is not None:
+            old = timed("read", tree)
+            result.update(read_today_s=old.get("seconds"), read_today_requests=old["requests"],
+                          read_today_measured=True)
+            if old.get("rows") != new.get("rows"):
+                result["error"] = f"row counts differ: one-at-a-time {old.get('rows')}, concurrent {new.get('rows')}"
+        else:  # its requests are sequential: ~2 per file plus the listing, each waiting the delay at least
+            result.update(read_today_s=2 * args.runs * args.delay, read_today_measured=False)
+        if result.get("read_new_s") and result.get("read_today_s"):
+            result["speedup"] = result["read_today_s"] / result["read_new_s"]
+        filtered = timed("filtered", ours, runs="00$")
+        result.update(filtered_s=filtered.get("seconds"), filtered_runs=filtered.get("run_count"),
+                      filtered_requests=filtered["requests"])
+        server.control("delay", "0")
+        whole = measure("export-whole", {**spec, "out": os.path.join(workdir, "whole")}, ours)
+        parted = measure("export-partitioned", {**spec, "out": os.path.join(workdir, "parted")}, ours)
+        result.update(export_whole_s=whole.get("seconds"), export_whole_rss_mb=whole.get("rss_delta_mb"),
+                      export_partitioned_s=parted.get("seconds"),
+                      export_partitioned_rss_mb=parted.get("rss_delta_mb"))
+        if whole.get("rss_delta_mb"):
+            result["export_rss_ratio"] = parted.get("rss_delta_mb", 0) / whole["rss_delta_mb"]
+        if not args.no_dask:
+            server.control("delay", str(args.delay))
+            dask = timed("dask", ours)
+            result.update(dask_s=dask.get("seconds"), dask_rows=dask.get("rows"),
+                          dask_partitions=dask.get("partitions"), dask_error=dask.get("error"))
+        errors = [m.get("error") for m in (new, filtered, whole, parted) if m.get("error")]
+        if errors:
+            result["error"] = errors[0]
+        result["target_speedup"] = TARGET_SPEEDUP
+        result["target_rss_ratio"] = TARGET_RSS_RATIO
+        # the issue's targets: the speed-up at 1,000 runs and more, the export's RSS ratio at 10,000 runs and more
+        speed_ok = args.runs < 1000 or result.get("speedup", 0) >= TARGET_SPEEDUP
+        rss_ok = args.runs < 10000 or result.get("export_rss_ratio", 1) <= TARGET_RSS_RATIO
+        result["target_met"] = speed_ok and rss_ok and "error" not in result
+    finally:
+        server.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+    print(json.dumps(result), flush=True)
+    return 0 if result.get("target_met") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""One row per run of a logdir's hparams sessions: the run, its hyperparameters and the final value
+of each metric the experiment names, read from the run stores (no pandas needed for the rows)."""
+from __future__ import annotations
+
+import os
+
+from tensorboard.reader._store import RunData
+
+EXPERIMENT_TAG = "_hparams_/experiment"
+
+
+def _decode(content: bytes):
+    from tensorboard.src import hparams_pb2
+
+    return hparams_pb2.HParamsPluginData.FromString(content)
+
+
+def _value(value):
+    """A google.protobuf.Value as Python (number, text, bool; None when unset)."""
+    listed = value.ListFields()
+    return listed[0][1] if listed else None
+
+
+def _run_name(run: RunData) -> str:
+    """The run's name as export and tbparse give it: its directory relative to the logdir, "" for the top."""
+    return "" if run.name == "." else run.name.replace(os.sep, "/")
+
+
+def metric_tags(runs: list[RunData]) -> list[tuple[str, str]]:
+    """(group, tag) of every metric, first seen first: those the first experiment summary names, or
+    without one (as upstream's plugin infers them) every scalar tag of a session's run and the runs
+    below it, the group being the sub-run's path relative to the session's run."""
+    for run in runs:
+        content = run.plugin_content.get("hparams", {}).get(EXPERIMENT_TAG)
+        if content is not None:
+            infos = _decode(content).experiment.metric_infos
+            return list(dict.fromkeys((info.name.group, info.name.tag) for info in infos))
+    sessions = [_run_name(run) for run in runs if run.session_starts]
+    seen: dict[tuple[str, str], None] = {}
+    for run in runs:
+        name = _run_name(run)
+        for session in sessions:
+            if session == "" or name == session or name.startswith(session + "/"):
+                group = "" if name == session else (name if session == "" else name[len(session) + 1:])
+                for tag in run.scalars.tag_names:
+                    if not tag.startswith("_hparams_/"):
+                        seen.setdefault((group, tag), None)
+                break
+    return list(seen)
+
+
+def _last_scalars(run: RunData) -> dict[str, float]:
+    """{tag: the value at the run's highest step (the last one logged at that step)}."""
+    store = run.scalars
+    best: dict[int, tuple[int, float]] = {}
+    for tid, step, value in zip(store.tags, store.steps, store.values):
+        old = best.get(tid)
+        if old is None or step >= old[0]:
+            best[tid] = (step, value)
+    return {store.tag_names[tid]: value for tid, (_, value) in best.items()}
+
+
+def hparams_rows(runs: list[RunData]) -> list[dict]:
+    """One dict per run with an hparams session start: {"run", "hparams": {name: value},
+    "metrics": {tag: final value or None}}; a metric's value is the last scalar of its tag in the run
+    (or in the sub-run its group names), runs in the order given."""
+    metrics = metric_tags(runs)
+    by_name = {_run_name(run): run for run in runs}
+    rows = []
+    for run in runs:
+        if not run.session_starts:
+            continue
+        hparams: dict[str, object] = {}
+        for _, content in sorted(run.session_starts.items()):
+            for name, value in sorted(_decode(content).session_start_info.hparams.items()):
+                hparams[name] = _value(value)
+        own = _last_scalars(run)
+        values: dict[str, float | None] = {}
+        for group, tag in metrics:
+            source = own
+            if group and group != ".":
+                sub = by_name.get(group if run.name == "." else f"{_run_name(run)}/{group}")
+                source = _last_scalars(sub) if sub is not None else {}
+            values[tag if not group or group == "." else f"{group}/{tag}"] = source.get(tag)
+        rows.append({"run": _run_name(run), "hparams": hparams, "metrics": values})
+    return rows
+
+
+def hparams_frame(runs: list[RunData]):
+    """The rows as a DataFrame: `run`, one column per hyperparameter, one per metric (NaN where absent)."""
+    import pandas as pd
+
+    rows = hparams_rows(runs)
+    if not rows:
+        return pd.DataFrame()
+    names = sorted({name for row in rows for name in row["hparams"]})
+    metric_names = list(dict.fromkeys(name for row in rows for name in row["metrics"]))
+    columns: dict[str, list] = {"run": [row["run"] for row in rows]}
+    for name in names:
+        columns[name if name != "run" else "hparam/run"] = [row["hparams"].get(name) for row in rows]
+    for name in metric_names:
+        key = name if name not in columns else f"metric/{name}"
+        columns[key] = [float("nan") if row["metrics"].get(name) is None else row["metrics"][name] for row in rows]
+    return pd.DataFrame(columns)

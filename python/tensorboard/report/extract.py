@@ -1,0 +1,172 @@
+"""What the report shows, taken from the reader's run stores as NumPy arrays: scalar series and
+histogram percentiles per tag and run (bounded by `max_points`), the last image and texts of each
+tag and run, and the hparams rows. No HTML here."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tensorboard.reader._hparams_table import hparams_rows
+from tensorboard.reader._store import RunData
+from tensorboard.reader._values import tensor_to_numpy
+from tensorboard.report.downsample import even_indices, histogram_percentiles
+
+REPORT_KINDS = ("scalars", "histograms", "images", "text", "hparams")
+TEXT_SUFFIX = "/text_summary"
+TEXTS_PER_SERIES = 10  # the last texts of a tag and run, as TensorBoard's text dashboard samples 10
+_IMAGE_TYPES = ((b"\x89PNG", "image/png"), (b"\xff\xd8", "image/jpeg"), (b"GIF8", "image/gif"), (b"BM", "image/bmp"))
+
+
+@dataclass
+class Series:
+    """One run's points of one tag: steps and values (scalars: (n,); histograms: (n, 9) percentiles)."""
+
+    run: int
+    steps: np.ndarray
+    values: np.ndarray
+    total: int  # points logged before downsampling
+
+
+@dataclass
+class ReportData:
+    runs: list[str] = field(default_factory=list)
+    scalars: dict[str, list[Series]] = field(default_factory=dict)
+    distributions: dict[str, list[Series]] = field(default_factory=dict)
+    images: dict[str, list[tuple[int, int, str, bytes]]] = field(default_factory=dict)  # run, step, mime, bytes
+    text: dict[str, list[tuple[int, list[tuple[int, str]]]]] = field(default_factory=dict)  # run, [(step, text)]
+    hparams: list[dict] = field(default_factory=list)
+
+
+def _grouped(store, bounds=None) -> list[tuple[str, np.ndarray]]:
+    """[(tag, row indices of the tag ordered by step, stable)] of a store, tags in first-seen order;
+    only rows whose step is within `bounds` (lo, hi) when given."""
+    if not len(store):
+        return []
+    tags = np.frombuffer(store.tags, np.int32)
+    steps = np.frombuffer(store.steps, np.int64)
+    order = _within(np.lexsort((steps, tags)), steps, bounds)
+    if not len(order):
+        return []
+    cuts = np.flatnonzero(np.diff(tags[order])) + 1
+    return [(store.tag_names[int(tags[part[0]])], part) for part in np.split(order, cuts)]
+
+
+def _within(rows: np.ndarray, steps: np.ndarray, bounds) -> np.ndarray:
+    """The `rows` whose step is within `bounds` = (lo, hi), both included, None for an open end."""
+    if bounds is None:
+        return rows
+    lo, hi = bounds
+    picked = steps[rows]
+    keep = np.ones(len(rows), bool)
+    if lo is not None:
+        keep &= picked >= lo
+    if hi is not None:
+        keep &= picked <= hi
+    return rows[keep]
+
+
+def _wanted(tag: str, tag_re) -> bool:
+    return tag_re is None or bool(tag_re.search(tag))
+
+
+def _image_type(encoded: bytes) -> str | None:
+    for magic, mime in _IMAGE_TYPES:
+        if encoded.startswith(magic):
+            return mime
+    return "image/webp" if encoded[:4] == b"RIFF" and encoded[8:12] == b"WEBP" else None
+
+
+def _text_of(tensor) -> str:
+    """A text summary's tensor as text: a string, or rows of a string table joined by tabs and newlines."""
+    array = tensor_to_numpy(tensor)
+    decode = lambda v: v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
+    if array.ndim == 0:
+        return decode(array.item())
+    if array.ndim == 1:
+        return "\n".join(decode(v) for v in array)
+    return "\n".join("\t".join(decode(v) for v in row) for row in array.reshape(array.shape[0], -1))
+
+
+def _scalar_tensors(run: RunData, bounds=None) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Scalars stored as tensors (the scalars plugin's TF2 form): [(tag, steps, values)]."""
+    tags = set(run.plugin_content.get("scalars", ()))
+    if not tags:
+        return []
+    found: dict[str, tuple[list, list]] = {}
+    store = run.tensors
+    for tid, step, tensor in zip(store.tags, store.steps, store.values):
+        tag = store.tag_names[tid]
+        if tag in tags:
+            steps, values = found.setdefault(tag, ([], []))
+            steps.append(step)
+            values.append(float(tensor_to_numpy(tensor).reshape(-1)[0]))
+    out = []
+    for tag, (steps, values) in found.items():
+        steps = np.asarray(steps, np.int64)
+        order = _within(np.argsort(steps, kind="stable"), steps, bounds)
+        if len(order):
+            out.append((tag, steps[order], np.asarray(values, np.float64)[order]))
+    return out
+
+
+def extract(runs: list[RunData], kinds=REPORT_KINDS, tags: str | None = None, max_points: int = 1000,
+            steps: tuple[int | None, int | None] | None = None) -> ReportData:
+    """The report's data from read runs; `tags` is a regex on tag names (charts, images, text);
+    `steps` (lo, hi), both included, None for an open end, bounds every series."""
+    even_indices(0, max_points)  # checks max_points before any work
+    tag_re = re.compile(tags) if tags is not None else None
+    bounds = steps
+    report = ReportData()
+    index: dict[str, int] = {}
+
+    def run_id(run: RunData) -> int:
+        name = "." if run.name == "." else run.name.replace("\\", "/")
+        if name not in index:
+            index[name] = len(report.runs)
+            report.runs.append(name)
+        return index[name]
+
+    for run in runs:
+        if "scalars" in kinds:
+            store = run.scalars
+            values = np.frombuffer(store.values, np.float64) if len(store) else None
+            steps = np.frombuffer(store.steps, np.int64) if len(store) else None
+            series = [(tag, steps[rows], values[rows]) for tag, rows in _grouped(store, bounds)]
+            for tag, s, v in series + _scalar_tensors(run, bounds):
+                if _wanted(tag, tag_re):
+                    keep = even_indices(len(s), max_points)
+                    report.scalars.setdefault(tag, []).append(Series(run_id(run), s[keep], v[keep], len(s)))
+        if "histograms" in kinds:
+            store = run.histograms
+            steps = np.frombuffer(store.steps, np.int64) if len(store) else None
+            for tag, rows in _grouped(store, bounds):
+                if _wanted(tag, tag_re):
+                    keep = rows[even_indices(len(rows), max_points)]
+                    bands = np.asarray([histogram_percentiles(*(store.values[i][j] for j in (0, 1, 5, 6)))
+                                        for i in keep], np.float64).reshape(-1, 9)
+                    report.distributions.setdefault(tag, []).append(Series(run_id(run), steps[keep], bands, len(rows)))
+        if "images" in kinds:
+            store = run.images
+            for tag, rows in _grouped(store, bounds):
+                encoded = store.values[int(rows[-1])][2]
+                mime = _image_type(encoded)
+                if _wanted(tag, tag_re) and mime is not None:
+                    report.images.setdefault(tag, []).append((run_id(run), int(store.steps[int(rows[-1])]), mime, encoded))
+        if "text" in kinds:
+            text_tags = set(run.plugin_content.get("text", ()))
+            store = run.tensors
+            for tag, rows in _grouped(store, bounds):
+                name = tag[:-len(TEXT_SUFFIX)] if tag.endswith(TEXT_SUFFIX) else tag
+                if tag in text_tags and _wanted(name, tag_re):
+                    last = [(int(store.steps[int(i)]), _text_of(store.values[int(i)])) for i in rows[-TEXTS_PER_SERIES:]]
+                    report.text.setdefault(name, []).append((run_id(run), last))
+    if "hparams" in kinds:
+        report.hparams = hparams_rows(runs)
+        for row in report.hparams:
+            row["run"] = row["run"] or "."  # the logdir itself, named as the charts name it
+            if row["run"] not in index:
+                index[row["run"]] = len(report.runs)
+                report.runs.append(row["run"])
+    return report

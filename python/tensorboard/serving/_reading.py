@@ -1,0 +1,141 @@
+"""Reads what was appended to one event file since the last read into a RunState: our reader's record
+scanner checks every CRC and hands out payload spans; runs of plain scalar events are decoded as
+columns, every other event goes through upstream's protobuf and its read-time migrations."""
+from __future__ import annotations
+
+import logging
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tensorboard.reader._bulk import key_ids, plain_scalars
+from tensorboard.reader._scan import CorruptEventFileError, TruncatedTailWarning, scan_spans
+from tensorboard.serving._run import RunState
+
+logger = logging.getLogger("tensorboard.serving")
+MARK_BYTES = 16
+
+
+@dataclass
+class FileState:
+    """How far one event file has been read, and what identifies it (a replaced file starts over)."""
+
+    path: str
+    identity: tuple = ()  # (device, inode)
+    offset: int = 0  # bytes of whole records read
+    damaged: bool = False  # stopped at damage; nothing after it is read
+    mtime: int = -1  # st_mtime_ns when last looked at
+    mark: bytes = b""  # the last MARK_BYTES bytes read: differ when the file was re-created in place
+    initial_metadata: dict = field(default_factory=dict)  # dataclass_compat's per-file state
+
+
+def read_appended(run: RunState, state: FileState, stream) -> int:
+    """Adds the records after `state.offset` in `stream` to `run`; returns how many were read.
+
+    A file that ends inside a record keeps its offset at that record (read again once complete);
+    damage (a CRC mismatch) ends the file there for good, logged once.
+    """
+    with warnings.catch_warnings():  # a growing file often ends inside a record: no damage, say nothing
+        warnings.simplefilter("ignore", TruncatedTailWarning)
+        count = _read(run, state, stream)
+    if state.offset:
+        stream.seek(max(0, state.offset - MARK_BYTES))
+        state.mark = stream.read(min(state.offset, MARK_BYTES))
+    return count
+
+
+def _read(run: RunState, state: FileState, stream) -> int:
+    start = state.offset
+    stream.seek(start)
+    tail = []
+    count = 0
+    try:
+        for buf, base, starts, ends in scan_spans(stream, state.path, on_truncated=tail.append):
+            with run.lock:
+                _chunk(run, state, buf, base, starts, ends)
+            count += len(starts)
+            state.offset = start + base + (int(ends[-1]) + 4 if len(ends) else 0)
+    except CorruptEventFileError as err:
+        state.damaged = True
+        state.offset = start + int(err.offset)
+        logger.warning("%s; the rest of this file is not read", err)
+        return count
+    state.offset = start + tail[0] if tail else stream.tell()
+    return count
+
+
+def _chunk(run: RunState, state: FileState, buf: bytes, base: int, starts, ends) -> None:
+    """One scanned chunk, in file order: plain scalar stretches column-wise, the rest one by one."""
+    ok, steps, walls, values, key_start, key_len = plain_scalars(buf, starts, ends)
+    flips = np.flatnonzero(np.diff(ok.astype(np.int8))) + 1
+    bounds = [0, *flips.tolist(), len(starts)]
+    data = None
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        if ok[lo]:
+            if data is None:
+                data = np.frombuffer(buf, np.uint8)
+            if _scalars(run, state, data, slice(lo, hi), steps, walls, values, key_start, key_len):
+                continue
+        _one_by_one(run, state, buf, base, starts, ends, lo, hi)
+
+
+def _scalars(run, state, data, span, steps, walls, values, key_start, key_len) -> bool:
+    """A stretch of plain scalar events; False when it must go one by one (a purge, a tag of another kind)."""
+    grouped = key_ids(data, key_start[span], key_len[span])
+    if grouped is None:
+        return False
+    inverse, _, keys = grouped
+    try:
+        tags = [k.decode("utf-8") for k in keys]
+    except UnicodeDecodeError:
+        return False
+    if not all(run.can_take_scalars(t) for t in tags):
+        return False
+    metadata = {t: _scalar_metadata(state, t) for t in tags if t not in run.metadata}
+    for t in tags:
+        if t not in state.initial_metadata:
+            state.initial_metadata[t] = _scalar_metadata(state, t, initial=True)
+    return run.add_scalars(metadata, tags, inverse, steps[span], walls[span], values[span])
+
+
+_SCALAR_METADATA: dict = {}
+
+
+def _scalar_metadata(state: FileState, tag: str, initial: bool = False):
+    """The metadata upstream's read-time migrations give a plain scalar value of `tag` (computed once
+    by running them on a sample value): as stored for the tag, or as remembered for the file."""
+    key = (tag, initial)
+    meta = _SCALAR_METADATA.get(key)
+    if meta is None:
+        from tensorboard import data_compat, dataclass_compat
+        from tensorboard.compat.proto import event_pb2
+
+        event = event_pb2.Event(step=0, wall_time=0.0)
+        event.summary.value.add(tag=tag, simple_value=0.0)
+        first: dict = {}
+        (migrated,) = dataclass_compat.migrate_event(data_compat.migrate_event(event), first)
+        _SCALAR_METADATA[(tag, False)] = migrated.summary.value[0].metadata
+        _SCALAR_METADATA[(tag, True)] = first[tag]
+        if len(_SCALAR_METADATA) > 100_000:  # a bound, not a cache policy: tags are few
+            _SCALAR_METADATA.clear()
+        meta = migrated.summary.value[0].metadata if not initial else first[tag]
+    copy = type(meta)()
+    copy.CopyFrom(meta)
+    return copy
+
+
+def _one_by_one(run: RunState, state: FileState, buf: bytes, base: int, starts, ends, lo: int, hi: int) -> None:
+    """Events lo..hi through protobuf and upstream's read-time migrations, as its loader yields them."""
+    from tensorboard import data_compat, dataclass_compat
+    from tensorboard.compat.proto import event_pb2
+
+    parse = event_pb2.Event.FromString
+    for i in range(lo, hi):
+        s, e = int(starts[i]), int(ends[i])
+        try:
+            event = parse(buf[s:e])
+        except Exception as err:  # protobuf's DecodeError: the record holds no Event
+            raise CorruptEventFileError(f"record is not an Event ({err})", base + s - 12, state.path) from None
+        for migrated in dataclass_compat.migrate_event(data_compat.migrate_event(event), state.initial_metadata):
+            run.process_event(migrated)

@@ -1,0 +1,144 @@
+"""What one run holds for serving: per tag its first summary metadata and a sampled Series, filled by
+the rules of upstream's plugin EventAccumulator (first metadata per tag wins, reservoir sizes per
+plugin, restarts and out-of-order steps purge). Events reach it already migrated (data_compat,
+dataclass_compat), or as bulk columns of plain scalars."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from tensorboard.compat.proto import event_pb2, summary_pb2
+from tensorboard.reader._store import parse_file_version
+from tensorboard.serving._series import Series
+
+_START = event_pb2.SessionLog.START
+_SCALAR = summary_pb2.DATA_CLASS_SCALAR
+
+
+class RunState:
+    """One run: its tags' metadata and series, and the accumulator state the purge rules need."""
+
+    def __init__(self, name: str, size_guidance: dict, default_size: int, purge_orphaned_data: bool = True):
+        self.name = name
+        self.lock = threading.RLock()
+        self._sizes = size_guidance
+        self._default_size = default_size
+        self._purge = purge_orphaned_data
+        self.metadata: dict[str, summary_pb2.SummaryMetadata] = {}  # tag -> first metadata
+        self.plugins: dict[str, dict[str, bytes]] = {}  # plugin -> tag -> content (the first)
+        self.series: dict[str, Series] = {}
+        self.first_wall: float | None = None
+        self.file_version: float | None = None
+        self.most_recent_step = -1
+        self.most_recent_wall = -1.0
+        self._seen_start = False
+
+    # -- the accumulator's bookkeeping -------------------------------------------------------------
+    def _new_series(self, tag: str, numeric: bool) -> Series:
+        meta = self.metadata.get(tag)
+        size = self._default_size if meta is None else self._sizes.get(meta.plugin_data.plugin_name,
+                                                                         self._default_size)
+        series = self.series[tag] = Series(size, numeric)
+        return series
+
+    def _purge_tags(self, step: int, tags) -> None:
+        for tag in tags:
+            series = self.series.get(tag)
+            if series is not None:
+                series.purge_from(step)
+
+    def is_new_style(self) -> bool:
+        """True when restarts are told by SessionLog START (file version 2), not by step order."""
+        return bool(self.file_version and self.file_version >= 2)
+
+    # -- events decoded by protobuf (already migrated) -------------------------------------------
+    def process_event(self, event: event_pb2.Event) -> None:
+        """One migrated Event, handled as upstream's plugin EventAccumulator handles it."""
+        if self.first_wall is None:
+            self.first_wall = event.wall_time
+        if event.HasField("file_version"):
+            self.file_version = parse_file_version(event.file_version)
+        has_summary = event.HasField("summary")
+        if self._purge:
+            if self.is_new_style():
+                if event.session_log.status == _START:
+                    if self._seen_start:
+                        self._purge_tags(event.step, list(self.series))
+                    self._seen_start = True
+            elif has_summary and event.step < self.most_recent_step:
+                self._purge_tags(event.step, [v.tag for v in event.summary.value])
+            if has_summary:
+                self.most_recent_step = event.step
+                self.most_recent_wall = event.wall_time
+        if not has_summary:
+            return
+        for value in event.summary.value:
+            if value.HasField("metadata") and value.tag not in self.metadata:
+                self.metadata[value.tag] = value.metadata
+                plugin = value.metadata.plugin_data
+                if plugin.plugin_name:
+                    self.plugins.setdefault(plugin.plugin_name, {})[value.tag] = plugin.content
+            if value.HasField("tensor"):
+                self._add_tensor(value.tag or value.node_name, event.step, event.wall_time, value.tensor)
+
+    def _add_tensor(self, tag: str, step: int, wall: float, tensor) -> None:
+        series = self.series.get(tag)
+        if series is None:
+            meta = self.metadata.get(tag)
+            series = self._new_series(tag, meta is not None and meta.data_class == _SCALAR
+                                      and _is_float_scalar(tensor))
+        if series.numeric:
+            from tensorboard.util import tensor_util
+
+            series.add_many([step], [wall], [float(tensor_util.make_ndarray(tensor).item())])
+        else:
+            size = 1
+            for dim in tensor.tensor_shape.dim:
+                size *= dim.size
+            series.add_many([step], [wall], blobs=[tensor.SerializeToString()], lengths=[size])
+
+    # -- plain scalars, column-wise ---------------------------------------------------------------
+    def can_take_scalars(self, tag: str) -> bool:
+        """True when plain scalar events of `tag` may go through add_scalars (its series holds floats)."""
+        series = self.series.get(tag)
+        return series.numeric if series is not None else tag not in self.metadata or \
+            self.metadata[tag].data_class == _SCALAR
+
+    def add_scalars(self, tag_metadata: dict, tags: list[str], tag_of: np.ndarray, steps: np.ndarray,
+                    walls: np.ndarray, values: np.ndarray) -> bool:
+        """Plain scalar events in file order (tag index per event); False, having added nothing, when
+        their steps would purge (the caller then sends them one by one through process_event)."""
+        if not len(steps):
+            return True
+        if self._purge and not self.is_new_style():
+            if steps[0] < self.most_recent_step or (len(steps) > 1 and (np.diff(steps) < 0).any()):
+                return False
+        if self.first_wall is None:
+            self.first_wall = float(walls[0])
+        for index, tag in enumerate(tags):
+            if tag not in self.metadata:
+                meta = self.metadata[tag] = tag_metadata[tag]
+                self.plugins.setdefault(meta.plugin_data.plugin_name, {})[tag] = meta.plugin_data.content
+        if self._purge:
+            self.most_recent_step = int(steps[-1])
+            self.most_recent_wall = float(walls[-1])
+        if len(tags) == 1:
+            self._scalar_series(tags[0]).add_many(steps, walls, values)
+            return True
+        order = np.argsort(tag_of, kind="stable")
+        cuts = np.flatnonzero(np.diff(tag_of[order])) + 1
+        for group in np.split(order, cuts):
+            self._scalar_series(tags[int(tag_of[group[0]])]).add_many(steps[group], walls[group], values[group])
+        return True
+
+    def _scalar_series(self, tag: str) -> Series:
+        series = self.series.get(tag)
+        return series if series is not None else self._new_series(tag, True)
+
+
+def _is_float_scalar(tensor) -> bool:
+    """Scalars whose value reads back as a float (what every scalar summary writes)."""
+    from tensorboard.compat.proto import types_pb2
+
+    return tensor.dtype in (types_pb2.DT_FLOAT, types_pb2.DT_DOUBLE, types_pb2.DT_HALF, types_pb2.DT_BFLOAT16)

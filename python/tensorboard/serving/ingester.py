@@ -1,0 +1,70 @@
+"""`StandaloneDataIngester`: upstream's data-ingester shape (`data_provider`, `start()`) around a
+Logdir and a StandaloneDataProvider, reloading every --reload_interval seconds in a daemon thread,
+with upstream's --samples_per_plugin sizes."""
+from __future__ import annotations
+
+import os
+import threading
+import time
+import warnings
+
+from tensorboard.reader._scan import TruncatedTailWarning
+from tensorboard.serving._logdir import Logdir
+from tensorboard.serving.provider import StandaloneDataProvider
+
+
+def size_guidance(samples_per_plugin: dict | None) -> tuple[dict, int]:
+    """(plugin -> points kept per tag, the size for other plugins): upstream's defaults and overrides."""
+    from tensorboard.backend.event_processing import data_ingester, tag_types
+
+    sizes = dict(data_ingester.DEFAULT_TENSOR_SIZE_GUIDANCE)
+    sizes.update(samples_per_plugin or {})
+    return sizes, data_ingester.DEFAULT_SIZE_GUIDANCE[tag_types.TENSORS]
+
+
+def logdir_roots(flags) -> dict:
+    """Path -> run name prefix: the --logdir (no prefix) or each `name:path` of --logdir_spec."""
+    if flags.logdir:
+        return {os.path.expanduser(flags.logdir): None}
+    from tensorboard.backend.event_processing import data_ingester
+
+    return data_ingester._parse_event_files_spec(flags.logdir_spec)  # pylint: disable=protected-access
+
+
+class StandaloneDataIngester:
+    """Serves the logdir through our reader; `start()` begins the reload loop."""
+
+    def __init__(self, flags):
+        sizes, default = size_guidance(getattr(flags, "samples_per_plugin", None))
+        self._logdir = Logdir(logdir_roots(flags), sizes, default,
+                              purge_orphaned_data=getattr(flags, "purge_orphaned_data", True))
+        self._provider = StandaloneDataProvider(self._logdir, flags.logdir or flags.logdir_spec)
+        self._interval = float(getattr(flags, "reload_interval", 5.0))
+        self._task = getattr(flags, "reload_task", "auto")
+
+    @property
+    def data_provider(self) -> StandaloneDataProvider:
+        return self._provider
+
+    @property
+    def logdir(self) -> Logdir:
+        return self._logdir
+
+    def start(self) -> None:
+        """Reads the logdir, then again every --reload_interval seconds (0: once), as upstream's loader."""
+        # A growing file often ends inside a record between reloads: that is no damage, say nothing.
+        warnings.filterwarnings("ignore", category=TruncatedTailWarning)
+        if self._task == "blocking":
+            if self._interval != 0:
+                raise ValueError("blocking reload only allowed with load_interval=0")
+            self._logdir.reload()
+            return
+        thread = threading.Thread(target=self._loop, name="StandaloneReloader", daemon=True)
+        thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            self._logdir.reload()
+            if self._interval == 0:
+                return
+            time.sleep(self._interval)

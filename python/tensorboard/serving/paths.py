@@ -1,0 +1,116 @@
+"""Which data path serves a `tensorboard` command: `--data_provider={auto,standalone,native,multiplexer}`.
+
+auto serves through upstream's native data server wherever upstream would start it, and through our
+reader (`standalone`) wherever upstream would fall back to its Python loader: no native binary,
+--load_fast=false, --logdir_spec, --detect_file_replacement. Logdirs our reader cannot list (URLs
+such as s3://) keep upstream's Python loader (`multiplexer`). One line on stderr says which serves.
+"""
+from __future__ import annotations
+
+import sys
+
+from tensorboard.plugins import base_plugin
+
+CHOICES = ("auto", "standalone", "native", "multiplexer")
+FLAG_HELP = """\
+Which data path reads the logdir. `auto` (default): upstream's native data server where upstream
+would use it, else standalone TensorBoard's reader; `standalone`: our reader (local logdirs);
+`native`: upstream's native data server (as --load_fast=true); `multiplexer`: upstream's Python
+loader (as --load_fast=false)."""
+DESCRIPTIONS = {
+    "standalone": "standalone TensorBoard's reader",
+    "native": "upstream's native data server",
+    "multiplexer": "upstream's Python loader (EventMultiplexer)",
+    "grpc": "the data server at --grpc_data_provider",
+}
+
+
+class DataPathFlag(base_plugin.TBLoader):
+    """Adds --data_provider to upstream's flags (shown by --helpfull); loads no plugin."""
+
+    def define_flags(self, parser) -> None:
+        parser.add_argument("--data_provider", metavar="{" + ",".join(CHOICES) + "}", type=str,
+                            default="auto", choices=CHOICES, help=FLAG_HELP)
+
+    def fix_flags(self, flags) -> None:
+        if flags.data_provider == "native" and flags.load_fast == "false":
+            raise base_plugin.FlagsError("--data_provider=native cannot serve with --load_fast=false")
+        if flags.data_provider == "standalone" and not readable_by_us(flags):
+            raise base_plugin.FlagsError("--data_provider=standalone reads local logdirs (a path, not a URL "
+                                         "such as s3://); use --data_provider=multiplexer for this logdir")
+
+    def load(self, context):
+        return None
+
+
+def _paths(flags) -> list[str]:
+    if flags.logdir:
+        return [flags.logdir]
+    if not flags.logdir_spec:
+        return []
+    from tensorboard.backend.event_processing import data_ingester
+
+    return list(data_ingester._parse_event_files_spec(flags.logdir_spec))  # pylint: disable=protected-access
+
+
+def readable_by_us(flags) -> bool:
+    """True when every logdir is a local path (what our reader lists and reads)."""
+    paths = _paths(flags)
+    return bool(paths) and not any("://" in p for p in paths)
+
+
+def _native_available() -> bool:
+    from tensorboard.data import server_ingester
+
+    try:
+        server_ingester.get_server_binary()
+    except server_ingester.NoDataServerError:
+        return False
+    return True
+
+
+def choose(flags) -> str | None:
+    """'standalone', or None to let upstream choose (its native server or its Python loader)."""
+    choice = getattr(flags, "data_provider", "auto")
+    if choice == "standalone":
+        return "standalone"
+    if choice != "auto" or flags.grpc_data_provider or flags.load_fast == "true":
+        return None
+    if not readable_by_us(flags):
+        return None
+    from tensorboard import program
+
+    if flags.load_fast == "auto" and program._should_use_data_server(flags) and _native_available():  # pylint: disable=protected-access
+        return None
+    return "standalone"
+
+
+def install(program, stderr=None) -> None:
+    """Makes upstream's `program.TensorBoard` pick its data ingester by --data_provider, and say which."""
+    original = program.TensorBoard._make_data_ingester  # pylint: disable=protected-access
+
+    def _make_data_ingester(self):
+        flags = self.flags
+        choice = getattr(flags, "data_provider", "auto")
+        if choice == "native":
+            flags.load_fast = "true"
+        elif choice == "multiplexer":
+            flags.load_fast = "false"
+        if choose(flags) == "standalone":
+            from tensorboard.serving.ingester import StandaloneDataIngester
+
+            ingester = StandaloneDataIngester(flags)
+            ingester.start()
+            path = "standalone"
+        else:
+            from tensorboard.backend.event_processing import data_ingester
+
+            ingester = original(self)
+            path = "multiplexer" if isinstance(ingester, data_ingester.LocalDataIngester) else \
+                "grpc" if flags.grpc_data_provider else "native"
+        said = " (--data_provider=%s)" % path if path != "grpc" else ""
+        print("tensorboard: serving the logdir through %s%s" % (DESCRIPTIONS[path], said),
+              file=stderr or sys.stderr, flush=True)
+        return ingester
+
+    program.TensorBoard._make_data_ingester = _make_data_ingester  # pylint: disable=protected-access

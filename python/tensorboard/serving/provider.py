@@ -1,0 +1,214 @@
+"""`StandaloneDataProvider`: upstream TensorBoard's `DataProvider` interface served from our reader's
+column stores (see Logdir), answering as upstream's MultiplexerDataProvider answers: run names,
+plugin and data-class filtering by each tag's first summary metadata, downsampling, blob keys."""
+from __future__ import annotations
+
+import base64
+import json
+
+from tensorboard import errors
+from tensorboard.compat.proto import summary_pb2
+from tensorboard.data import provider
+from tensorboard.serving._series import downsample_indices
+
+_SCALAR = summary_pb2.DATA_CLASS_SCALAR
+_TENSOR = summary_pb2.DATA_CLASS_TENSOR
+_BLOBS = summary_pb2.DATA_CLASS_BLOB_SEQUENCE
+
+
+def encode_blob_key(experiment_id: str, plugin_name: str, run: str, tag: str, step: int, index: int) -> str:
+    """URL-safe base64 (unpadded) of the compact JSON list of the fields, the format upstream's keys have."""
+    text = json.dumps((experiment_id, plugin_name, run, tag, step, index), separators=(",", ":"))
+    return base64.urlsafe_b64encode(text.encode("ascii")).decode("ascii").rstrip("=")
+
+
+def decode_blob_key(key: str) -> tuple:
+    """The fields encode_blob_key packed; NotFoundError for a key it did not make."""
+    try:
+        fields = json.loads(base64.urlsafe_b64decode(key + "==").decode("ascii"))
+        experiment_id, plugin_name, run, tag, step, index = fields
+    except (ValueError, TypeError, UnicodeDecodeError):
+        raise errors.NotFoundError("blob key %r" % (key,)) from None
+    return experiment_id, plugin_name, run, tag, step, index
+
+
+class StandaloneDataProvider(provider.DataProvider):
+    """Upstream's data provider interface over a Logdir (runs named and filled as upstream's loader does)."""
+
+    def __init__(self, logdir, data_location: str):
+        """`logdir`: a tensorboard.serving._logdir.Logdir; `data_location`: the --logdir text, shown as is."""
+        self._logdir = logdir
+        self._location = data_location
+
+    def __str__(self) -> str:
+        return "StandaloneDataProvider(logdir=%r)" % self._location
+
+    # -- experiment, plugins, runs ------------------------------------------------------------------
+    def experiment_metadata(self, ctx=None, *, experiment_id):
+        return provider.ExperimentMetadata(data_location=self._location)
+
+    def list_plugins(self, ctx=None, *, experiment_id):
+        names = set()
+        for run in self._logdir.runs().values():
+            with run.lock:
+                names.update(run.plugins)
+        return names
+
+    def list_runs(self, ctx=None, *, experiment_id):
+        return [provider.Run(run_id=name, run_name=name, start_time=run.first_wall)
+                for name, run in self._logdir.runs().items()]
+
+    # -- the index of (run, tag) -> metadata ----------------------------------------------------------
+    def _index(self, plugin_name: str, run_tag_filter, data_class) -> dict:
+        runs = tags = None
+        if run_tag_filter is not None:
+            runs, tags = run_tag_filter.runs, run_tag_filter.tags
+        result: dict = {}
+        for name, run in self._logdir.runs().items():
+            if runs is not None and name not in runs:
+                continue
+            with run.lock:
+                items = list(run.metadata.items())
+            for tag, meta in items:
+                if tags is not None and tag not in tags:
+                    continue
+                if meta.data_class != data_class or meta.plugin_data.plugin_name != plugin_name:
+                    continue
+                result.setdefault(name, {})[tag] = meta
+        return result
+
+    def _views(self, index: dict):
+        """(run name, tag, metadata, columns or None) for every indexed series."""
+        runs = self._logdir.runs()
+        for name, tag_to_meta in index.items():
+            run = runs[name]
+            for tag, meta in tag_to_meta.items():
+                with run.lock:
+                    series = run.series.get(tag)
+                    columns = None if series is None else series.view()
+                yield name, tag, meta, columns
+
+    def _list(self, make, index: dict, with_length: bool = False) -> dict:
+        result: dict = {}
+        runs = self._logdir.runs()
+        for name, tag_to_meta in index.items():
+            run, listed = runs[name], result.setdefault(name, {})
+            for tag, meta in tag_to_meta.items():
+                with run.lock:
+                    series = run.series.get(tag)
+                    max_step, max_wall, longest = (None, None, None) if series is None else series.extent()
+                extra = {"max_length": longest} if with_length else {}
+                listed[tag] = make(max_step=max_step, max_wall_time=max_wall,
+                                   plugin_content=meta.plugin_data.content, description=meta.summary_description,
+                                   display_name=meta.display_name, **extra)
+        return result
+
+    # -- scalars ------------------------------------------------------------------------------------
+    def list_scalars(self, ctx=None, *, experiment_id, plugin_name, run_tag_filter=None):
+        return self._list(provider.ScalarTimeSeries, self._index(plugin_name, run_tag_filter, _SCALAR))
+
+    def read_scalars(self, ctx=None, *, experiment_id, plugin_name, downsample=None, run_tag_filter=None):
+        _check_downsample(downsample)
+        index = self._index(plugin_name, run_tag_filter, _SCALAR)
+        result: dict = {name: {} for name in index}
+        for name, tag, _, columns in self._views(index):
+            result[name][tag] = _scalar_data(columns, downsample_indices(_count(columns), downsample))
+        return result
+
+    def read_last_scalars(self, ctx=None, *, experiment_id, plugin_name, run_tag_filter=None):
+        result: dict = {}
+        for name, tag, _, columns in self._views(self._index(plugin_name, run_tag_filter, _SCALAR)):
+            count = _count(columns)
+            if count:
+                result.setdefault(name, {})[tag] = _scalar_data(columns, [count - 1])[0]
+        return result
+
+    # -- tensors ------------------------------------------------------------------------------------
+    def list_tensors(self, ctx=None, *, experiment_id, plugin_name, run_tag_filter=None):
+        return self._list(provider.TensorTimeSeries, self._index(plugin_name, run_tag_filter, _TENSOR))
+
+    def read_tensors(self, ctx=None, *, experiment_id, plugin_name, downsample=None, run_tag_filter=None):
+        from tensorboard.util import tensor_util
+
+        _check_downsample(downsample)
+        index = self._index(plugin_name, run_tag_filter, _TENSOR)
+        result: dict = {name: {} for name in index}
+        for name, tag, _, columns in self._views(index):
+            data = []
+            for i in downsample_indices(_count(columns), downsample):
+                data.append(provider.TensorDatum(step=int(columns[0][i]), wall_time=float(columns[1][i]),
+                                                 numpy=tensor_util.make_ndarray(_tensor(columns, i))))
+            result[name][tag] = data
+        return result
+
+    # -- blob sequences -----------------------------------------------------------------------------
+    def list_blob_sequences(self, ctx=None, *, experiment_id, plugin_name, run_tag_filter=None):
+        return self._list(provider.BlobSequenceTimeSeries, self._index(plugin_name, run_tag_filter, _BLOBS),
+                          with_length=True)
+
+    def read_blob_sequences(self, ctx=None, *, experiment_id, plugin_name, downsample=None, run_tag_filter=None):
+        _check_downsample(downsample)
+        index = self._index(plugin_name, run_tag_filter, _BLOBS)
+        result: dict = {name: {} for name in index}
+        for name, tag, _, columns in self._views(index):
+            first_at: dict = {}  # step -> its first point (in reservoir order), as upstream keeps it
+            for i, step in enumerate(columns[0].tolist() if columns is not None else []):
+                first_at.setdefault(step, i)
+            points = [first_at[s] for s in sorted(first_at)]
+            data = []
+            for k in downsample_indices(len(points), downsample):
+                i = points[k]
+                step = int(columns[0][i])
+                keys = tuple(provider.BlobReference(encode_blob_key(experiment_id, plugin_name, name, tag, step, j))
+                             for j in range(int(columns[2][1][i])))
+                data.append(provider.BlobSequenceDatum(wall_time=float(columns[1][i]), step=step, values=keys))
+            result[name][tag] = data
+        return result
+
+    def read_blob(self, ctx=None, *, blob_key):
+        from tensorboard.util import tensor_util
+
+        _, _, name, tag, step, index = decode_blob_key(blob_key)
+        run = self._logdir.runs().get(name)
+        if run is None:
+            raise errors.NotFoundError("no run %r" % (name,))
+        with run.lock:
+            meta = run.metadata.get(tag)
+            series = run.series.get(tag)
+            columns = None if series is None else series.view()
+        if meta is None or meta.data_class != _BLOBS or columns is None:
+            raise errors.NotFoundError(blob_key)
+        matches = (columns[0] == step).nonzero()[0]
+        if not len(matches):
+            raise errors.NotFoundError("%s: no such step %r" % (blob_key, step))
+        return tensor_util.make_ndarray(_tensor(columns, int(matches[0])))[index]
+
+
+def _check_downsample(downsample) -> None:
+    if downsample is None:
+        raise TypeError("`downsample` required but not given")
+    if not isinstance(downsample, int):
+        raise TypeError("`downsample` must be an int, but got %r: %r" % (type(downsample), downsample))
+
+
+def _count(columns) -> int:
+    return 0 if columns is None else len(columns[0])
+
+
+def _scalar_data(columns, picked: list[int]) -> list:
+    if not picked:
+        return []
+    steps, walls, values = columns
+    if not isinstance(values, tuple):
+        return [provider.ScalarDatum(step=s, wall_time=w, value=v) for s, w, v in
+                zip(steps[picked].tolist(), walls[picked].tolist(), values[picked].tolist())]
+    from tensorboard.util import tensor_util
+
+    return [provider.ScalarDatum(step=int(steps[i]), wall_time=float(walls[i]),
+                                 value=tensor_util.make_ndarray(_tensor(columns, i)).item()) for i in picked]
+
+
+def _tensor(columns, i: int):
+    from tensorboard.compat.proto import tensor_pb2
+
+    return tensor_pb2.TensorProto.FromString(columns[2][0][i])

@@ -1,0 +1,32 @@
+"""Headless Debian Chromium (/usr/bin/chromium, from the installer's --with-browser), driven by Playwright,
+for every browser test: one place for its flags and for starting and stopping it."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@contextmanager
+def chromium() -> Iterator:
+    """A running headless Chromium (a Playwright Browser), closed on exit."""
+    from playwright import sync_api
+
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium, closed after the module."""
+    with chromium() as launched:
+        yield launched

@@ -1,0 +1,155 @@
+"""The report page in real Chromium (Debian's, via Playwright), opened from file://: it loads nothing
+but itself, draws a chart per scalar tag with every run in its legend, smooths as TensorBoard does,
+switches to a log y axis, and shows images, text and the hparams table. Screenshots go to
+artifacts/ and to docs/assets/report.png (the docs' picture)."""
+import shutil
+from pathlib import Path
+
+import pytest
+
+from chromium import chromium
+from report_logdir import RUNS
+from tensorboard.report import export_report
+
+REPO = Path(__file__).resolve().parents[2]
+
+ARTIFACTS = REPO / "artifacts"
+UI_TIMEOUT_MS = 60000  # upper bound for the page's scripts; guards against hangs only
+
+SCALAR_TAGS = ("eval/accuracy", "final/loss", "train/loss")
+
+
+def tensorboard_smoothing(values, weight):
+    """TensorBoard's scalar smoothing (its line chart's resmoothing), written out as the reference."""
+    if all(v == values[0] for v in values):
+        return list(values)
+    last, count, out = 0.0, 0, []
+    for value in values:
+        if value is None or value != value or value in (float("inf"), float("-inf")):
+            out.append(value)
+            continue
+        last = last * weight + (1 - weight) * value
+        count += 1
+        out.append(last / (1 - weight ** count) if weight != 1 else last)
+    return out
+
+
+@pytest.fixture(scope="module")
+def report(report_logdir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report-page") / "report.html"
+    export_report(str(report_logdir), str(out), title="lr sweep")
+    return out
+
+
+@pytest.fixture(scope="module")
+def opened(report):
+    """The page after its scripts ran, and every request it made."""
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(UI_TIMEOUT_MS)
+        requests, errors = [], []
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+
+        def route(r):
+            requests.append(r.request.url)
+            (r.continue_() if r.request.url == report.as_uri() else r.abort())
+
+        page.route("**/*", route)
+        page.goto(report.as_uri())
+        page.wait_for_function("() => window.tbReport && window.tbReport.ready")  # a function: the CSP forbids eval
+        yield page, requests, errors
+
+
+def test_the_page_loads_nothing_but_itself(opened, report):
+    page, requests, errors = opened
+    assert requests == [report.as_uri()]
+    assert errors == []
+    assert page.evaluate("performance.getEntriesByType('resource').length") == 0
+
+
+def test_a_chart_per_scalar_tag_with_every_run_in_its_legend(opened):
+    page, _, _ = opened
+    for tag in SCALAR_TAGS:  # each drawn once it comes into view
+        chart = page.locator(f'#scalars .chart[data-tag="{tag}"]')
+        assert chart.count() == 1
+        chart.scroll_into_view_if_needed()
+        chart.locator("canvas").wait_for()
+        assert chart.locator("canvas").count() == 1
+        legend = chart.locator(".u-legend").inner_text()
+        for run in RUNS:
+            assert run in legend
+
+
+def test_a_distribution_chart_per_run(opened):
+    page, _, _ = opened
+    page.evaluate("window.tbReport.drawAll()")  # as before printing
+    charts = page.locator('#distributions .chart[data-tag="weights"]')
+    assert charts.count() == len(RUNS)
+    assert sorted(charts.locator(".run-name").all_inner_texts()) == sorted(RUNS)
+    assert charts.locator("canvas").count() == len(RUNS)
+
+
+def test_images_text_and_hparams_are_shown(opened):
+    page, _, _ = opened
+    widths = page.eval_on_selector_all("#images img", "els => els.map(e => e.naturalWidth)")
+    assert widths == [8] * len(RUNS)
+    text = page.locator("#text").inner_text()
+    assert all(f"run {run}" in text for run in RUNS)
+    rows = page.locator("table.hparams tbody tr").all_inner_texts()
+    assert sorted(row.split("\t")[0] for row in rows) == sorted(RUNS)
+    head = page.locator("table.hparams thead").inner_text().strip().split("\t")
+    assert head[:3] == ["run", "lr", "optimizer"]  # then the metrics: the runs' scalar tags, as upstream infers them
+    assert sorted(head[3:]) == sorted(SCALAR_TAGS)
+
+
+def test_smoothing_is_tensorboards_debiased_moving_average(opened):
+    page, _, _ = opened
+    values = [3.0, 1.0, 4.0, 1.0, 5.0, None, 9.0, 2.0, 6.0, 5.0]
+    for weight in (0.0, 0.6, 0.95, 0.999):
+        got = page.evaluate("([v, w]) => window.tbReport.smooth(v, w)", [values, weight])
+        want = tensorboard_smoothing(values, weight)
+        assert [v is None for v in got] == [v is None for v in want]  # a gap stays a gap
+        assert [v for v in got if v is not None] == pytest.approx([v for v in want if v is not None], rel=1e-12)
+    assert page.evaluate("window.tbReport.smooth([2, 2, 2], 0.9)") == [2, 2, 2]
+
+
+def test_the_slider_smooths_the_drawn_series(opened):
+    page, _, _ = opened
+    page.evaluate("window.tbReport.drawAll()")
+    read = "() => window.tbReport.charts.find(c => c.tag === 'train/loss').plot.data[1].slice(0, 50)"
+    page.fill("#smoothing", "0")
+    page.dispatch_event("#smoothing", "input")
+    raw = page.evaluate(read)
+    page.fill("#smoothing", "0.9")
+    page.dispatch_event("#smoothing", "input")
+    assert page.evaluate(read) == pytest.approx(tensorboard_smoothing(raw, 0.9), rel=1e-9)
+    page.fill("#smoothing", "0.6")
+    page.dispatch_event("#smoothing", "input")
+
+
+def test_log_y_redraws_every_scalar_chart(opened):
+    page, _, _ = opened
+    page.evaluate("window.tbReport.drawAll()")
+    distr = "() => window.tbReport.charts.filter(c => c.kind === 'scalars').map(c => c.plot.scales.y.distr)"
+    assert page.evaluate(distr) == [1] * len(SCALAR_TAGS)
+    page.check("#log-y")
+    assert page.evaluate(distr) == [3] * len(SCALAR_TAGS)
+    assert page.locator("#scalars canvas").count() == len(SCALAR_TAGS)
+    page.uncheck("#log-y")
+    assert page.evaluate(distr) == [1] * len(SCALAR_TAGS)
+
+
+def test_hover_shows_each_runs_value_then_screenshot(opened):
+    page, _, _ = opened
+    page.evaluate("window.tbReport.drawAll()")
+    chart = page.locator('#scalars .chart[data-tag="train/loss"]')
+    chart.locator(".u-over").hover(position={"x": 250, "y": 100})
+    values = chart.locator(".u-legend .u-series .u-value").all_inner_texts()
+    assert len(values) == 1 + len(RUNS) and "--" not in values  # the step, then one value per run
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.evaluate("window.scrollTo(0, 0)")
+    shot = ARTIFACTS / "report.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10000
+    shutil.copyfile(shot, REPO / "docs" / "assets" / "report.png")

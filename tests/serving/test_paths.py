@@ -1,0 +1,68 @@
+"""--data_provider: which path serves. auto keeps upstream's native data server where upstream would
+start it and serves through our reader wherever upstream would fall back to its Python loader;
+URLs our reader does not list stay with upstream's loader; the explicit choices are refused clearly
+where they cannot serve."""
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from tensorboard.plugins import base_plugin
+from tensorboard.serving import paths
+
+
+def flags(**given) -> argparse.Namespace:
+    """Upstream's parsed flags (its own parser), with ours added by paths.DataPathFlag."""
+    from tensorboard import program
+    from tensorboard.plugins.core import core_plugin
+
+    tb = program.TensorBoard(plugins=[core_plugin.CorePluginLoader(), paths.DataPathFlag()])
+    argv = ["tensorboard"] + ["--%s=%s" % (k, v) for k, v in given.items()]
+    tb.configure(argv)
+    return tb.flags
+
+
+@pytest.fixture
+def without_native(monkeypatch):
+    """As on a platform whose tensorboard-data-server wheel holds no binary (upstream's own lookup)."""
+    monkeypatch.setenv("TENSORBOARD_DATA_SERVER_BINARY", "/nonexistent/tensorboard-data-server")
+
+
+def test_auto_keeps_the_native_server_where_upstream_starts_it(tmp_path):
+    assert paths._native_available(), "tensorboard-data-server's binary is installed in .venv (x86_64)"
+    assert paths.choose(flags(logdir=tmp_path)) is None
+
+
+@pytest.mark.parametrize("given", [dict(load_fast="false"), dict(detect_file_replacement="true")])
+def test_auto_serves_through_our_reader_where_upstream_uses_its_python_loader(tmp_path, given):
+    assert paths.choose(flags(logdir=tmp_path, **given)) == "standalone"
+
+
+def test_auto_serves_a_logdir_spec_through_our_reader(tmp_path):
+    assert paths.choose(flags(logdir_spec="a:%s,b:%s" % (tmp_path / "a", tmp_path / "b"))) == "standalone"
+
+
+def test_auto_without_a_native_binary_serves_through_our_reader(tmp_path, without_native):
+    assert not paths._native_available()
+    assert paths.choose(flags(logdir=tmp_path)) == "standalone"
+
+
+def test_urls_stay_with_upstreams_loader(without_native):
+    assert paths.choose(flags(logdir="s3://bucket/logs", load_fast="false")) is None
+
+
+def test_explicit_choices(tmp_path):
+    assert paths.choose(flags(logdir=tmp_path, data_provider="standalone")) == "standalone"
+    assert paths.choose(flags(logdir=tmp_path, data_provider="native")) is None
+    assert paths.choose(flags(logdir=tmp_path, data_provider="multiplexer")) is None
+    assert paths.choose(flags(logdir=tmp_path, load_fast="true")) is None
+
+
+def test_refusals_name_the_flag(tmp_path):
+    with pytest.raises(base_plugin.FlagsError, match="--data_provider=standalone reads local logdirs"):
+        flags(logdir="s3://bucket/logs", data_provider="standalone")
+    with pytest.raises(base_plugin.FlagsError, match="--data_provider=native cannot serve with --load_fast=false"):
+        flags(logdir=tmp_path, data_provider="native", load_fast="false")
+    with pytest.raises(SystemExit):  # argparse: invalid choice, named with the valid ones
+        flags(logdir=tmp_path, data_provider="fast")

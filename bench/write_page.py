@@ -11,7 +11,6 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
@@ -19,7 +18,7 @@ sys.path.insert(0, BENCH)
 import histogram_dists  # noqa: E402
 import read  # noqa: E402
 from jax_step_overhead import VARIANTS  # noqa: E402
-from run import LABELS, TORCH_OURS, render_markdown, table_rows  # noqa: E402
+from run import LABELS, TORCH_OURS, table_rows  # noqa: E402
 from page_format import fmt, has_result, not_run, ratio, reps_text, table, yes_no  # noqa: E402,F401
 from page_scale import report_section, serving_section, sweeps_section  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402

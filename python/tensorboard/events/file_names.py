@@ -45,6 +45,14 @@ def event_file_name(suffix: str = "", now: float | None = None) -> str:
     return f"events.out.tfevents.{stamp:010d}.{socket.gethostname()}.{os.getpid()}.{counter}{suffix}"
 
 
+def parse_file_version(text: str) -> float:
+    """'brain.Event:2' -> 2.0, as upstream parses it (-1 when unparsable, which selects the old purge rule)."""
+    try:
+        return float(text.split("brain.Event:")[-1])
+    except ValueError:
+        return -1.0
+
+
 def file_stamp(path: str) -> int:
     """The time stamp field of an event file name (0 if it has none)."""
     try:

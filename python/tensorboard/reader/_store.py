@@ -6,18 +6,11 @@ import bisect
 from array import array
 from typing import Any
 
+from tensorboard.events.file_names import parse_file_version
 from tensorboard.src import event_pb2
 
 _START = 1  # SessionLog.START
 SESSION_START_TAG = "_hparams_/session_start_info"  # the hparams plugin's tag of a run's hyperparameters
-
-
-def parse_file_version(text: str) -> float:
-    """'brain.Event:2' -> 2.0, as upstream parses it (-1 when unparsable, which selects the old purge rule)."""
-    try:
-        return float(text.split("brain.Event:")[-1])
-    except ValueError:
-        return -1.0
 
 
 class KindStore:

@@ -9,7 +9,7 @@ import threading
 import numpy as np
 
 from tensorboard.compat.proto import event_pb2, summary_pb2
-from tensorboard.reader._store import parse_file_version
+from tensorboard.events.file_names import parse_file_version
 from tensorboard.serving._series import Series
 
 _START = event_pb2.SessionLog.START

@@ -3,12 +3,14 @@ call and converted in the writer thread. The logged value is the value at the ca
 close and errors keep their guarantees. Everything is read back by upstream's reader."""
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import os
 import sys
 import textwrap
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -292,26 +294,49 @@ def test_pr_curves_and_videos_take_pending_values_without_converting_them_at_the
     assert run["images"]["v"][0][:3] == [4, 5, 4]  # step, width, height of the GIF
 
 
-def test_every_failed_value_is_raised_in_turn_and_close_counts_them(tmp_path):
+def test_every_failed_value_is_raised_in_turn_and_close_counts_them(tmp_path, monkeypatch):
     writer = tensorboard.SummaryWriter(tmp_path)
-    raised = []
-    # a flush that raises a pending failure returns without waiting: flush until one returns
-    for call in [lambda: writer.add_histogram("bad1", jnp.asarray([jnp.nan]), 0),
-                 lambda: writer.add_histogram("bad2", jnp.asarray([jnp.inf]), 0),
-                 lambda: writer.add_histogram("bad3", jnp.asarray([jnp.inf]), 0), *[writer.flush] * 4,
-                 *[lambda step=step: writer.add_scalar("x", float(step), step) for step in range(4)]]:
-        try:
-            call()
-        except DeferredValueError as err:
-            raised.append(err.tag)
-    assert raised == ["bad1", "bad2", "bad3"]  # none is dropped
-    writer.add_histogram("bad4", jnp.asarray([jnp.nan]), 1)
-    writer.add_histogram("bad5", jnp.asarray([jnp.nan]), 1)
-    with pytest.raises(DeferredValueError, match=r"tag 'bad4' .* \(1 more failed after it, under tags 'bad5'; "):
-        writer.flush()
-    with pytest.raises(DeferredValueError, match="tag 'bad5'"):
-        writer.close()
-    assert scalars(tmp_path, "x") == [(step, float(step)) for step in range(4)]
+    try:
+        raised = []
+        # a flush that raises a pending failure returns without waiting: flush until one returns
+        for call in [lambda: writer.add_histogram("bad1", jnp.asarray([jnp.nan]), 0),
+                     lambda: writer.add_histogram("bad2", jnp.asarray([jnp.inf]), 0),
+                     lambda: writer.add_histogram("bad3", jnp.asarray([jnp.inf]), 0), *[writer.flush] * 4,
+                     *[lambda step=step: writer.add_scalar("x", float(step), step) for step in range(4)]]:
+            try:
+                call()
+            except DeferredValueError as err:
+                raised.append(err.tag)
+        assert raised == ["bad1", "bad2", "bad3"]  # none is dropped
+
+        # two failures recorded before the caller's next call: that call names both. The encoder is held
+        # until both are queued (else the first could fail, and be raised, at the second's add_histogram).
+        gate, encode_histogram = threading.Event(), tensorboard.summary.histogram
+        monkeypatch.setattr(tensorboard.summary, "histogram",
+                            lambda *args, **kwargs: (gate.wait(), encode_histogram(*args, **kwargs))[1])
+        writer.add_histogram("bad4", jnp.asarray([jnp.nan]), 1)
+        writer.add_histogram("bad5", jnp.asarray([jnp.nan]), 1)
+        gate.set()
+        deferred = writer._file_writer._writer._deferred
+        assert wait_for(lambda: deferred.error is not None and len(deferred._backlog) == 1)
+        with pytest.raises(DeferredValueError, match=r"tag 'bad4' .* \(1 more failed after it, under tags 'bad5'; "):
+            writer.flush()
+        with pytest.raises(DeferredValueError, match="tag 'bad5'"):
+            writer.close()
+        assert scalars(tmp_path, "x") == [(step, float(step)) for step in range(4)]
+    finally:
+        with contextlib.suppress(DeferredValueError):
+            writer.close()  # a failed assertion above must not leave the writer's threads to later tests
+
+
+def wait_for(condition, timeout=60.0) -> bool:
+    """Whether `condition()` became true within `timeout` seconds (a bound on waiting, not a speed check)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def test_arguments_beside_a_pending_value_are_taken_at_the_call(tmp_path):

@@ -262,7 +262,7 @@ def main(argv=None) -> int:
         checks.append(row["complete"])
         if "speedup_vs_multiplexer" in row:
             checks += [row["speedup_vs_multiplexer"] >= SPEED_TARGET, row["memory_vs_multiplexer"] <= MEMORY_TARGET]
-        if "ratio_vs_native" in row:
+        if "ratio_vs_native" in row and row["runs"] == 1000:  # the native target is set at 1,000 runs
             checks.append(row["ratio_vs_native"] <= NATIVE_TARGET)
     result: dict = {"sizes": sizes, "targets": {"speedup_vs_multiplexer": SPEED_TARGET,
                                                  "ratio_vs_native": NATIVE_TARGET,

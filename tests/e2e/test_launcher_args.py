@@ -31,8 +31,16 @@ def test_s3_logdir_falls_back_to_python_reader_with_a_note():
 
 
 def test_s3_in_logdir_spec_is_detected():
-    args = launcher.rewrite_args(["--logdir_spec", "a:s3://b/c,b:/tmp/x"], stderr=io.StringIO())
+    args = launcher.rewrite_args(["--logdir_spec", "a:s3://b/c,b:/tmp/x", "--load_fast=true"], stderr=io.StringIO())
     assert args[-1] == "--load_fast=false"
+
+
+def test_s3_logdir_without_load_fast_is_left_to_the_data_path_choice():
+    """auto never starts the Rust server for s3:// (upstream's rule): --data_provider picks our reader
+    (fsspec) or upstream's loader (boto3), and no note is printed."""
+    err = io.StringIO()
+    args = launcher.rewrite_args(["--logdir=s3://bucket/run"], stderr=err)
+    assert not any(a.startswith("--load_fast") for a in args) and err.getvalue() == ""
 
 
 def test_local_logdir_keeps_load_fast():

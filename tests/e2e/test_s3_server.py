@@ -22,7 +22,7 @@ pytest.importorskip("s3fs")
 
 import tensorboard  # noqa: E402  (our logger from the source tree, see tests/conftest.py)
 from e2e_helpers import STARTUP_DEADLINE_S, clean_env, start_server, stop_server, wait_for_runs  # noqa: E402
-from tools.s3_server import s3_server  # noqa: E402
+from tools.s3_server import s3_bucket  # noqa: E402
 
 BUCKET = "tb-e2e"
 PREFIX = "exp"
@@ -64,8 +64,7 @@ def s3_venv(venv):
 
 @pytest.fixture(scope="module")
 def s3():
-    with s3_server() as server:
-        server.create_bucket(BUCKET)
+    with s3_bucket(BUCKET) as server:
         yield server
 
 

@@ -1,8 +1,6 @@
 """Reading as upstream reads: files in name order, restarts purge orphaned steps, truncated tails
 skipped with a warning, corruption and bad paths named; images/audio decoded without TensorFlow; S3."""
-import os
 import struct
-import warnings
 
 import numpy as np
 import pytest

@@ -145,6 +145,7 @@ QUEUED_CHILD = """
     import tensorboard
     signal.signal(signal.SIGINT, signal.default_int_handler)  # a foreground script's Ctrl-C, even when a
     mode = sys.argv[2]                                        # background shell started us with SIGINT ignored
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)  # a terminal's hang-up, even when started under nohup
     if mode == "own-handler":
         signal.signal(signal.SIGTERM, lambda *a: (print("own handler", flush=True), os._exit(7)))
     w = tensorboard.SummaryWriter(sys.argv[1], flush_secs=3600, max_queue=10**6)

@@ -2,7 +2,6 @@
 through our reader (--data_provider=standalone). Screenshots go to artifacts/."""
 from __future__ import annotations
 
-import pytest
 
 from chromium import browser  # noqa: F401 (the fixture)
 from test_browser import shot

@@ -1,6 +1,6 @@
 """--data_provider: which path serves. auto keeps upstream's native data server where upstream would
 start it and serves through our reader wherever upstream would fall back to its Python loader;
-URLs our reader does not list stay with upstream's loader; the explicit choices are refused clearly
+object-store URLs are ours too where fsspec has their backend, other URLs stay with upstream's loader; the explicit choices are refused clearly
 where they cannot serve."""
 from __future__ import annotations
 
@@ -48,8 +48,14 @@ def test_auto_without_a_native_binary_serves_through_our_reader(tmp_path, withou
     assert paths.choose(flags(logdir=tmp_path)) == "standalone"
 
 
-def test_urls_stay_with_upstreams_loader(without_native):
-    assert paths.choose(flags(logdir="s3://bucket/logs", load_fast="false")) is None
+def test_object_store_urls_are_served_through_our_reader(without_native):
+    pytest.importorskip("s3fs")  # in .venv (tools/test_envs.sh): fsspec's s3:// backend
+    assert paths.choose(flags(logdir="s3://bucket/logs")) == "standalone"
+    assert paths.choose(flags(logdir="s3://bucket/logs", load_fast="false")) == "standalone"
+
+
+def test_urls_no_installed_fsspec_backend_reads_stay_with_upstreams_loader(without_native):
+    assert paths.choose(flags(logdir="nosuch://bucket/logs", load_fast="false")) is None
 
 
 def test_explicit_choices(tmp_path):
@@ -60,8 +66,8 @@ def test_explicit_choices(tmp_path):
 
 
 def test_refusals_name_the_flag(tmp_path):
-    with pytest.raises(base_plugin.FlagsError, match="--data_provider=standalone reads local logdirs"):
-        flags(logdir="s3://bucket/logs", data_provider="standalone")
+    with pytest.raises(base_plugin.FlagsError, match="--data_provider=standalone reads local paths and URLs"):
+        flags(logdir="nosuch://bucket/logs", data_provider="standalone")
     with pytest.raises(base_plugin.FlagsError, match="--data_provider=native cannot serve with --load_fast=false"):
         flags(logdir=tmp_path, data_provider="native", load_fast="false")
     with pytest.raises(SystemExit):  # argparse: invalid choice, named with the valid ones

@@ -77,6 +77,14 @@ def s3_server(timeout: float = 60) -> Iterator[S3Server]:
             process.stderr.close()
 
 
+@contextlib.contextmanager
+def s3_bucket(name: str) -> Iterator[S3Server]:
+    """s3_server() with the bucket `name` created in it."""
+    with s3_server() as server:
+        server.create_bucket(name)
+        yield server
+
+
 if __name__ == "__main__":  # manual use: prints the endpoint and serves until Ctrl-C
     with s3_server() as server:
         print(server.endpoint, flush=True)

@@ -235,3 +235,45 @@ def test_exit_lets_the_encoder_finish_its_item_before_the_interpreter_finalizes(
     run_child(tmp_path, FINISH_SCRIPT, str(logdir), str(marker))
     assert marker.read_text() == "finished"
     assert scalars(logdir, "x") == [(0, 3.0)]
+
+
+def test_the_encoder_takes_no_item_while_a_caller_takes_its_snapshots(monkeypatch):
+    """The caller's device copy releases the GIL: the encoder must not take it then and run an item's
+    Python work, which would hold the caller up (for ms when the idle thread is preempted). Checked
+    by what ran, not by time: with no cap on the yield, the item waits until the caller is done."""
+    monkeypatch.setattr(_background, "YIELD_MAX_SECS", 3600.0)
+    with StalledEncoder() as stalled:  # the encoder is alive and busy: the next item waits in its queue
+        ran = threading.Event()
+        item = Deferred(lambda: ran.set() or b"", 0, "after the call")
+        with _background.caller_busy():
+            _background.submit(item)
+            stalled.release.set()
+            assert not ran.wait(0.5), "the encoder ran an item while a caller was taking a snapshot"
+            assert not item.running and not item.done
+        assert ran.wait(30), "the encoder did not resume once the caller was done"
+    assert item.done
+
+
+def test_yielding_to_callers_is_for_the_encoder_thread_only(monkeypatch):
+    """A writer thread or a caller encoding an event itself never sleeps for callers."""
+    monkeypatch.setattr(time, "sleep", lambda _s: pytest.fail("slept off the encoder thread"))
+    with _background.caller_busy():
+        _background.yield_to_callers()
+    assert not _background._busy_callers
+
+
+def test_add_histogram_marks_the_caller_busy_during_its_snapshot(tmp_path, monkeypatch):
+    from tensorboard.values import deferred as _deferred
+
+    seen = []
+    original = _deferred.snapshot
+    monkeypatch.setattr(_deferred, "snapshot", lambda value, kind: seen.append(bool(_background._busy_callers))
+                        or original(value, kind))
+    with tensorboard.SummaryWriter(tmp_path) as writer:
+        writer.add_histogram("h", jnp.arange(10.0), 0)
+        writer.add_scalar("x", jnp.float32(2.0), 0)
+        with pytest.raises(ValueError):
+            writer.add_histogram("h", jnp.arange(10.0), 1, bins=-3)  # an argument error, raised at the call
+        assert not _background._busy_callers  # cleared on return and on error
+    assert seen == [True, True]
+    assert scalars(tmp_path, "x") == [(0, 2.0)]

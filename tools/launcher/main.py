@@ -10,8 +10,8 @@ package, which is also called `tensorboard` and is installed in site-packages:
 * the projector plugin (registered upstream through package metadata that the
   isolated copy does not ship) is added to the plugin list explicitly;
 * the server binds 127.0.0.1 unless `--host` or `--bind_all` is given;
-* an `s3://` logdir forces `--load_fast=false` (the Rust data server cannot
-  read S3);
+* an `s3://` logdir with `--load_fast=true` is served with `--load_fast=false`
+  instead, with a note (the Rust data server cannot read S3);
 * `--version` prints our version alone on one line, as upstream prints its own;
   `tensorboard info` prints the details (renderer version and location, logger location);
 * upstream's "TensorFlow installation not found" line is dropped: running without
@@ -149,7 +149,7 @@ def rewrite_args(args, stderr=None):
         args.append("--host=" + DEFAULT_HOST)
     logdir = _flag_value(args, "--logdir") or _flag_value(args, "--logdir_spec")
     load_fast = _flag_value(args, "--load_fast")
-    if _is_s3(logdir) and load_fast != "false":
+    if _is_s3(logdir) and load_fast == "true":  # auto: upstream and --data_provider choose a path that reads S3
         print(
             "tensorboard: note: the fast data server cannot read s3:// "
             "logdirs; using --load_fast=false (set S3_ENDPOINT for a "

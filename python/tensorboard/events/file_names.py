@@ -45,6 +45,12 @@ def event_file_name(suffix: str = "", now: float | None = None) -> str:
     return f"events.out.tfevents.{stamp:010d}.{socket.gethostname()}.{os.getpid()}.{counter}{suffix}"
 
 
+def is_summary_events_file(name: str) -> bool:
+    """Whether upstream's loader reads the file `name`: it holds 'tfevents' and is no '.profile-empty'
+    placeholder (what the profiler plugin leaves in a run directory)."""
+    return "tfevents" in name and not name.endswith(".profile-empty")
+
+
 def parse_file_version(text: str) -> float:
     """'brain.Event:2' -> 2.0, as upstream parses it (-1 when unparsable, which selects the old purge rule)."""
     try:

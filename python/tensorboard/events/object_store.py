@@ -132,6 +132,16 @@ class RangedObjectReader:
             need -= len(piece)
         return b"".join(parts)
 
+    def seek(self, offset: int, whence: int = 0) -> int:
+        """Moves the read position (whence 0: from the start, 1: from here); the next read GETs from there."""
+        if whence not in (0, 1):
+            raise ValueError("RangedObjectReader seeks from the start (0) or the current position (1) only")
+        self.pos = offset if whence == 0 else self.pos + offset
+        return self.pos
+
+    def tell(self) -> int:
+        return self.pos
+
     def close(self) -> None:
         self._block = b""
 

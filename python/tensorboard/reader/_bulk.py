@@ -12,7 +12,8 @@ def plain_scalars(buf: bytes, starts, ends):
     """(ok mask, steps, walls, values, key starts, key lengths, key hashes) for the chunk's records.
 
     `ok[i]` is True when record i is exactly Event{wall_time, step, summary{value{tag, simple_value}}}
-    (the layout every logger writes for a scalar); the other columns are meaningful only there.
+    (the layout every logger writes for a scalar; no step field at step 0); the other columns are
+    meaningful only there.
     """
     data = np.frombuffer(buf, np.uint8)
     last = len(data) - 1
@@ -22,11 +23,12 @@ def plain_scalars(buf: bytes, starts, ends):
     def at(index):
         return data[np.clip(index, 0, last)]
 
-    ok = (e - s >= 20) & (at(s) == 0x09) & (at(s + 9) == 0x10)
+    has_step = at(s + 9) == 0x10  # step 0 is left out of the event (protobuf's default)
+    ok = (e - s >= 20) & (at(s) == 0x09) & (has_step | (at(s + 9) == 0x2A))
     p = s + 10  # first step byte
     steps = np.zeros(len(s), np.int64)
     width = np.zeros(len(s), np.int64)
-    done = np.zeros(len(s), bool)
+    done = ~has_step
     for k in range(_MAX_STEP_BYTES):
         byte = at(p + k).astype(np.int64)
         take = ~done
@@ -35,7 +37,7 @@ def plain_scalars(buf: bytes, starts, ends):
         width[ends_here] = k + 1
         done |= ends_here
     ok &= done
-    q = p + width  # the summary field
+    q = np.where(has_step, p + width, s + 9)  # the summary field
     ok &= at(q) == 0x2A
     ok &= (at(q + 1) < 0x80) & (q + 2 + at(q + 1) == e)
     ok &= (at(q + 2) == 0x0A) & (at(q + 3) < 0x80) & (q + 4 + at(q + 3) == e)

@@ -27,8 +27,9 @@ class DamagedFileWarning(UserWarning):
 
 
 def scan_spans(stream: BinaryIO, path: str, chunk_bytes: int = CHUNK_BYTES,
-               on_truncated=None) -> Iterator[tuple]:
-    """Yields (buffer, file offset of buffer[0], payload starts, payload ends as int64 arrays) per chunk.
+               on_truncated=None, start: int = 0) -> Iterator[tuple]:
+    """Yields (buffer, file offset of buffer[0], payload starts, payload ends as int64 arrays) per chunk;
+    `start` is the file offset of the stream's position (offsets in errors and warnings are the file's).
 
     Raises CorruptEventFileError (naming `path` and the record's byte offset) on a CRC mismatch or
     an impossible length, after yielding the records before it; warns TruncatedTailWarning (and calls
@@ -38,7 +39,7 @@ def scan_spans(stream: BinaryIO, path: str, chunk_bytes: int = CHUNK_BYTES,
 
     read = stream.read
     buf = b""
-    base = 0  # file offset of buf[0]
+    base = start  # file offset of buf[0]
     need = 0  # bytes the pending record at buf[0] needs in all
     heads_ok: dict[int, int] = {}  # record length -> its verified masked CRC
     eof = False
@@ -49,15 +50,14 @@ def scan_spans(stream: BinaryIO, path: str, chunk_bytes: int = CHUNK_BYTES,
             eof = True
         buf = buf + more if buf else more
         n = len(buf)
-        # Walk the record chain (each record's length says where the next starts) at C speed.
-        positions = _walk(buf, n)
-        if not positions:
+        positions = _walk(buf, n)  # the record chain: each record's length says where the next starts
+        if not len(positions):
             if eof:
                 break
             need = 12
             continue
         data = np.frombuffer(buf, np.uint8)
-        pos = np.asarray(positions, np.int64)
+        pos = positions
         heads = data[pos[:, None] + np.arange(12)].copy()
         lengths = heads[:, :8].view("<u8").ravel()
         head_crcs = heads[:, 8:].view("<u4").ravel()
@@ -69,7 +69,7 @@ def scan_spans(stream: BinaryIO, path: str, chunk_bytes: int = CHUNK_BYTES,
         ends = pos + 12 + lengths.astype(np.int64)
         pending = None
         if len(positions) and ends[-1] + 4 > n:  # the last record continues in the next read
-            pending = positions.pop()
+            pending, positions = int(positions[-1]), positions[:-1]
             ends = ends[:-1]
             lengths = lengths[:-1]
             pos = pos[:-1]
@@ -84,7 +84,7 @@ def scan_spans(stream: BinaryIO, path: str, chunk_bytes: int = CHUNK_BYTES,
                 _corrupt(path, base + int(starts[bad]) - 12, "payload CRC mismatch")
             yield buf, base, starts, ends
         if bad_head is not None:
-            offset = base + (positions[-1] + 16 + int(lengths[-1]) if len(positions) else 0) if pending is None \
+            offset = base + (int(positions[-1]) + 16 + int(lengths[-1]) if len(positions) else 0) if pending is None \
                 else base + pending
             _corrupt(path, offset, damage if offset else damage + " (not an event file?)")
         consumed = pending if pending is not None else (int(ends[-1]) + 4 if len(ends) else 0)
@@ -103,16 +103,53 @@ def scan_spans(stream: BinaryIO, path: str, chunk_bytes: int = CHUNK_BYTES,
                       "skipping the partial record", TruncatedTailWarning, stacklevel=3)
 
 
-def _walk(buf: bytes, n: int) -> list[int]:
-    """Offsets of the records in buf[:n] whose 12-byte header is there (each length says where the next starts)."""
+_STRIDE_FIRST = 64  # records a stride guess checks at first; doubled while guesses hold, up to _STRIDE_MOST
+_STRIDE_MOST = 1 << 16
+_STEP_BY_STEP = 32  # records walked one at a time after a guess that held for fewer than this
+
+
+def _walk(buf: bytes, n: int):
+    """Offsets (int64 array) of the records in buf[:n] whose 12-byte header is there: each length says
+    where the next record starts.
+
+    Logs repeat record lengths (a scalar tag's events differ only when the step's varint grows), so
+    the walk guesses that the next records have the current one's length and checks all their
+    lengths at once; the guess holds up to the first record of another length, where the walk goes
+    on. Where lengths vary from record to record it steps one record at a time.
+    """
+    import numpy as np
+
+    data = np.frombuffer(buf, np.uint8, count=n)
     length_at = _LEN
+    parts: list = []
+    single: list[int] = []
     p = 0
-    out: list[int] = []
-    add = out.append
+    batch = _STRIDE_FIRST
     while p + 12 <= n:
-        add(p)
-        p += 16 + length_at(buf, p)[0]
-    return out
+        stride = 16 + length_at(buf, p)[0]
+        fit = (n - 12 - p) // stride + 1  # records of this stride whose header lies in buf[:n]
+        if fit < 4 or batch < _STRIDE_FIRST:
+            for _ in range(_STEP_BY_STEP if batch < _STRIDE_FIRST else 1):  # one at a time
+                if p + 12 > n:
+                    break
+                single.append(p)
+                p += 16 + length_at(buf, p)[0]
+            batch = _STRIDE_FIRST
+            continue
+        k = min(fit, batch)
+        guess = p + stride * np.arange(k, dtype=np.int64)
+        lengths = data[guess[:, None] + np.arange(8)].view("<u8").ravel()
+        held = np.flatnonzero(lengths != stride - 16)
+        m = int(held[0]) if len(held) else k  # guess[m] starts a record of another length
+        if single:
+            parts.append(np.asarray(single, np.int64))
+            single = []
+        parts.append(guess[:m])
+        p += stride * m
+        batch = min(batch * 2, _STRIDE_MOST) if m == k else (_STRIDE_FIRST if m >= _STEP_BY_STEP else 0)
+    if single:
+        parts.append(np.asarray(single, np.int64))
+    return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
 
 def _impossible(length: int) -> str:
@@ -126,8 +163,17 @@ def _head_damage(length: int, head_crc: int, heads_ok: dict) -> str:
     return "length CRC mismatch"
 
 
-def _first_bad_head(buf: bytes, positions: list[int], lengths, head_crcs, heads_ok: dict) -> int | None:
+def _first_bad_head(buf: bytes, positions, lengths, head_crcs, heads_ok: dict) -> int | None:
     """Index of the first record whose length CRC is wrong (or length implausible), or None."""
+    import numpy as np
+
+    wrong = np.flatnonzero(bad_heads(lengths, head_crcs, heads_ok))
+    return int(wrong[0]) if len(wrong) else None
+
+
+def bad_heads(lengths, head_crcs, heads_ok: dict):
+    """Mask of the records whose length CRC is wrong or whose length no record may have; `heads_ok`
+    caches the masked CRC of each length seen."""
     import numpy as np
 
     for length in np.unique(lengths).tolist():
@@ -136,8 +182,7 @@ def _first_bad_head(buf: bytes, positions: list[int], lengths, head_crcs, heads_
             heads_ok[length] = (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
     expected = np.fromiter((heads_ok[x] for x in lengths.tolist()), np.uint64, len(lengths)) \
         if len(heads_ok) > 64 else _lookup(heads_ok, lengths)
-    wrong = np.flatnonzero((expected != head_crcs) | (lengths > MAX_RECORD_BYTES))
-    return int(wrong[0]) if len(wrong) else None
+    return (expected != head_crcs) | (lengths > MAX_RECORD_BYTES)
 
 
 def _lookup(table: dict, keys):
@@ -152,15 +197,24 @@ def _corrupt(path: str, offset: int, message: str) -> None:
 
 
 def _first_bad_payload(buf: bytes, mv: memoryview, starts, ends) -> int | None:
-    """Index of the first record whose payload CRC is wrong, or None; every record's CRC is checked.
+    """Index of the first record whose payload CRC is wrong, or None; every record's CRC is checked."""
+    import numpy as np
+
+    wrong = np.flatnonzero(bad_payloads(buf, mv, starts, ends))
+    return int(wrong[0]) if len(wrong) else None
+
+
+def bad_payloads(buf: bytes, mv: memoryview, starts, ends):
+    """Mask of the records whose payload CRC is wrong.
 
     Short payloads are grouped by length and their CRCs computed column-wise in NumPy (see
     _crc_columns); long ones, or lengths with few records, go one native call per record.
     """
     import numpy as np
 
+    wrong = np.zeros(len(starts), bool)
     if not len(starts):
-        return None
+        return wrong
     data = np.frombuffer(buf, np.uint8)
     s = np.asarray(starts, np.int64)
     e = np.asarray(ends, np.int64)
@@ -170,14 +224,10 @@ def _first_bad_payload(buf: bytes, mv: memoryview, starts, ends) -> int | None:
     lengths = e - s
     order = np.argsort(lengths, kind="stable")
     cuts = np.flatnonzero(np.diff(lengths[order])) + 1
-    first_bad = None
     for group in np.split(order, cuts):
         length = int(lengths[group[0]])
         if length <= COLUMN_MAX_LENGTH and len(group) >= COLUMN_MIN_RECORDS:
-            wrong = group[crc_columns(data, s[group], length) != unmasked[group]]
+            wrong[group] = crc_columns(data, s[group], length) != unmasked[group]
         else:
-            wrong = [i for i in group.tolist() if crc32c(mv[int(s[i]):int(e[i])]) != int(unmasked[i])]
-        if len(wrong):
-            bad = int(np.min(wrong))
-            first_bad = bad if first_bad is None else min(first_bad, bad)
-    return first_bad
+            wrong[group] = [crc32c(mv[int(s[i]):int(e[i])]) != int(unmasked[i]) for i in group.tolist()]
+    return wrong

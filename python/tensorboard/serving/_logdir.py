@@ -1,20 +1,21 @@
 """The runs of a logdir (or of a --logdir_spec), kept current: each reload finds new, deleted and
-replaced runs and files, and reads only the bytes appended to each file since the last reload."""
+replaced runs and files, and reads only the bytes appended to each file since the last reload.
+Local roots are walked and read file by file; object-store roots (URLs) through serving._remote."""
 from __future__ import annotations
 
 import logging
 import os
+import posixpath
 import threading
 
+from tensorboard.events.file_names import is_summary_events_file
+from tensorboard.events.storage import is_remote
+from tensorboard.serving._batch import SMALL_BYTES, Batch
 from tensorboard.serving._reading import MARK_BYTES, FileState, read_appended
+from tensorboard.serving._remote import RemoteRoot
 from tensorboard.serving._run import RunState
 
 logger = logging.getLogger("tensorboard.serving")
-
-
-def is_summary_events_file(name: str) -> bool:
-    """Upstream's rule: the name holds 'tfevents' and is no '.profile-empty' placeholder."""
-    return "tfevents" in name and not name.endswith(".profile-empty")
 
 
 def run_directories(root: str) -> list[str]:
@@ -44,6 +45,7 @@ class Logdir:
         self._default_size = default_size
         self._purge = purge_orphaned_data
         self._runs: dict[str, _Run] = {}
+        self._remotes: dict[str, RemoteRoot] = {}
         self._reload_lock = threading.Lock()
         self.loaded = threading.Event()  # set after the first complete reload
 
@@ -57,25 +59,93 @@ class Logdir:
     def reload(self) -> None:
         """Finds runs and files, drops vanished ones, reads what was appended since the last reload."""
         with self._reload_lock:
-            found: dict[str, str] = {}
+            found: dict[str, tuple[str, RemoteRoot | None, dict | None]] = {}  # name -> (directory, root, files)
             for root, prefix in self._roots.items():
+                if is_remote(root):
+                    remote = self._remote_root(root)
+                    try:
+                        listing = remote.run_files()
+                    except OSError as err:  # the store is unreachable now: keep what is served, try again
+                        logger.warning("listing %s: %s", root, err)
+                        listing = {directory: None for directory in self._known_directories(remote)}
+                    for directory, files in listing.items():
+                        rel = remote.run_name(directory)
+                        found.setdefault(posixpath.join(prefix, rel) if prefix else rel, (directory, remote, files))
+                    continue
                 root = os.path.expanduser(root)
                 for directory in run_directories(root):
                     rel = os.path.relpath(directory, root)
-                    found.setdefault(os.path.join(prefix, rel) if prefix else rel, directory)
+                    found.setdefault(os.path.join(prefix, rel) if prefix else rel, (directory, None, None))
             for name in [n for n in self._runs if n not in found]:
                 del self._runs[name]
-            for name, directory in found.items():
+            remote_runs: dict[RemoteRoot, list] = {}
+            batch, swaps = Batch(), []
+            for name, (directory, remote, files) in found.items():
                 run = self._runs.get(name)
                 if run is None or run.directory != directory:
                     run = self._runs[name] = _Run(directory, self._new_state(name))
+                if remote is not None:
+                    if files is not None:
+                        remote_runs.setdefault(remote, []).append((run, files))
+                    continue
                 try:
-                    self._reload_run(run)
+                    fresh = self._reload_run(run, batch)
                 except OSError as err:  # the run vanished while being read: the next reload drops it
                     logger.warning("reading run %r: %s", name, err)
+                    continue
+                if fresh is not None:
+                    swaps.append((run, fresh))
+            batch.flush()
+            for run, (state, files) in swaps:
+                run.state, run.files = state, files
+            for remote, runs in remote_runs.items():
+                self._reload_remote(remote, runs)
             self.loaded.set()
 
-    def _reload_run(self, run: _Run) -> None:
+    def _remote_root(self, url: str) -> RemoteRoot:
+        remote = self._remotes.get(url)
+        if remote is None:
+            remote = self._remotes[url] = RemoteRoot(url)
+        return remote
+
+    def _known_directories(self, remote: RemoteRoot) -> list[str]:
+        return [run.directory for run in self._runs.values() if run.directory.startswith(remote.url + "/")
+                or run.directory == remote.url]
+
+    def _reload_remote(self, remote: RemoteRoot, runs: list) -> None:
+        """Reads the runs of one object-store root: all their new bytes fetched at once. A run whose
+        file was re-created is read again from the start into fresh data, then swapped in."""
+        targets = {}  # id(run state) -> (run, state, files), fresh for a run that starts over
+        for run, listed in runs:
+            state, files = run.state, run.files
+            if any(name not in listed or listed[name] < fs.offset for name, fs in files.items()):
+                state, files = self._new_state(state.name), {}
+            targets[id(state)] = (run, state, files, listed)
+        pending = dict(targets)
+        for attempt in range(2):  # a file re-created again while it was read again waits for the next reload
+            jobs = []
+            for run, state, files, listed in pending.values():
+                for name in sorted(listed):
+                    file_state = files.get(name)
+                    if file_state is None:
+                        file_state = files[name] = FileState(posixpath.join(run.directory, name))
+                    if not file_state.damaged and listed[name] > file_state.offset:
+                        jobs.append((state, file_state, listed[name]))
+            pending = {}
+            for key in remote.read(jobs):
+                run, state, files, listed = targets.pop(key)
+                if attempt == 0:
+                    fresh = self._new_state(state.name)
+                    targets[id(fresh)] = pending[id(fresh)] = (run, fresh, {}, listed)
+            if not pending:
+                break
+        for run, state, files, _ in targets.values():
+            run.state, run.files = state, files
+
+    def _reload_run(self, run: _Run, batch: Batch):
+        """Queues the run's new bytes in `batch` (or reads them here: a file with much to read makes
+        the whole run read file by file, in order); returns the fresh data to swap in after the batch
+        is read when the run starts over, else None."""
         names = sorted(f for f in os.listdir(run.directory) if is_summary_events_file(f))
         current = {}
         for name in names:
@@ -87,8 +157,9 @@ class Logdir:
             current[name] = (path, (st.st_dev, st.st_ino), st.st_size, st.st_mtime_ns)
         state, files = run.state, run.files
         restart = _started_over(files, current)
-        if restart:  # read into fresh data; readers keep the old until the swap below
+        if restart:  # read into fresh data; readers keep the old until the swap
             state, files = self._new_state(state.name), {}
+        reads = []
         for name in sorted(current):
             path, identity, size, mtime = current[name]
             file_state = files.get(name)
@@ -97,14 +168,20 @@ class Logdir:
             if file_state.damaged or size <= file_state.offset:
                 file_state.mtime = mtime
                 continue
-            with open(path, "rb") as stream:
+            reads.append((file_state, identity, size, mtime))
+        alone = any(size - file_state.offset > SMALL_BYTES for file_state, _, size, _ in reads)
+        for file_state, identity, size, mtime in reads:
+            with open(file_state.path, "rb") as stream:
                 st = os.fstat(stream.fileno())
                 if (st.st_dev, st.st_ino) != identity:
                     continue  # replaced between stat and open: the next reload starts over
-                read_appended(state, file_state, stream)
+                if alone:
+                    read_appended(state, file_state, stream)
+                else:
+                    stream.seek(file_state.offset)
+                    batch.add(state, file_state, stream.read(size - file_state.offset))
                 file_state.mtime = mtime
-        if restart:
-            run.state, run.files = state, files
+        return (state, files) if restart else None
 
 
 def _started_over(files: dict, current: dict) -> bool:

@@ -51,17 +51,17 @@ def _read(run: RunState, state: FileState, stream) -> int:
     tail = []
     count = 0
     try:
-        for buf, base, starts, ends in scan_spans(stream, state.path, on_truncated=tail.append):
+        for buf, base, starts, ends in scan_spans(stream, state.path, on_truncated=tail.append, start=start):
             with run.lock:
                 _chunk(run, state, buf, base, starts, ends)
             count += len(starts)
-            state.offset = start + base + (int(ends[-1]) + 4 if len(ends) else 0)
+            state.offset = base + (int(ends[-1]) + 4 if len(ends) else 0)
     except CorruptEventFileError as err:
         state.damaged = True
-        state.offset = start + int(err.offset)
+        state.offset = int(err.offset)
         logger.warning("%s; the rest of this file is not read", err)
         return count
-    state.offset = start + tail[0] if tail else stream.tell()
+    state.offset = tail[0] if tail else stream.tell()
     return count
 
 
@@ -77,7 +77,7 @@ def _chunk(run: RunState, state: FileState, buf: bytes, base: int, starts, ends)
                 data = np.frombuffer(buf, np.uint8)
             if _scalars(run, state, data, slice(lo, hi), steps, walls, values, key_start, key_len):
                 continue
-        _one_by_one(run, state, buf, base, starts, ends, lo, hi)
+        one_by_one(run, state, buf, base, starts, ends, lo, hi)
 
 
 def _scalars(run, state, data, span, steps, walls, values, key_start, key_len) -> bool:
@@ -90,13 +90,20 @@ def _scalars(run, state, data, span, steps, walls, values, key_start, key_len) -
         tags = [k.decode("utf-8") for k in keys]
     except UnicodeDecodeError:
         return False
+    return add_scalar_stretch(run, state, tags, inverse, steps[span], walls[span], values[span])
+
+
+def add_scalar_stretch(run: RunState, state: FileState, tags: list[str], tag_of, steps, walls, values) -> bool:
+    """Plain scalar events of one file, in order (`tags[tag_of[i]]` is event i's tag), added column-wise
+    with the metadata upstream's migrations give them; False, having added nothing, when they must
+    go one by one (a tag of another kind, or steps that purge)."""
     if not all(run.can_take_scalars(t) for t in tags):
         return False
     metadata = {t: _scalar_metadata(state, t) for t in tags if t not in run.metadata}
     for t in tags:
         if t not in state.initial_metadata:
             state.initial_metadata[t] = _scalar_metadata(state, t, initial=True)
-    return run.add_scalars(metadata, tags, inverse, steps[span], walls[span], values[span])
+    return run.add_scalars(metadata, tags, tag_of, steps, walls, values)
 
 
 _SCALAR_METADATA: dict = {}
@@ -125,7 +132,7 @@ def _scalar_metadata(state: FileState, tag: str, initial: bool = False):
     return copy
 
 
-def _one_by_one(run: RunState, state: FileState, buf: bytes, base: int, starts, ends, lo: int, hi: int) -> None:
+def one_by_one(run: RunState, state: FileState, buf: bytes, base: int, starts, ends, lo: int, hi: int) -> None:
     """Events lo..hi through protobuf and upstream's read-time migrations, as its loader yields them."""
     from tensorboard import data_compat, dataclass_compat
     from tensorboard.compat.proto import event_pb2

@@ -3,6 +3,7 @@ Logdir and a StandaloneDataProvider, reloading every --reload_interval seconds i
 with upstream's --samples_per_plugin sizes."""
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -11,6 +12,8 @@ import warnings
 from tensorboard.reader._scan import TruncatedTailWarning
 from tensorboard.serving._logdir import Logdir
 from tensorboard.serving.provider import StandaloneDataProvider
+
+logger = logging.getLogger("tensorboard.serving")
 
 
 def size_guidance(samples_per_plugin: dict | None) -> tuple[dict, int]:
@@ -41,6 +44,7 @@ class StandaloneDataIngester:
         self._provider = StandaloneDataProvider(self._logdir, flags.logdir or flags.logdir_spec)
         self._interval = float(getattr(flags, "reload_interval", 5.0))
         self._task = getattr(flags, "reload_task", "auto")
+        self._location = flags.logdir or flags.logdir_spec
 
     @property
     def data_provider(self) -> StandaloneDataProvider:
@@ -64,7 +68,10 @@ class StandaloneDataIngester:
 
     def _loop(self) -> None:
         while True:
-            self._logdir.reload()
+            try:
+                self._logdir.reload()
+            except Exception:  # pylint: disable=broad-except  (a failed reload must not end the reloads)
+                logger.exception("reloading %s failed; trying again in %s s", self._location, self._interval)
             if self._interval == 0:
                 return
             time.sleep(self._interval)

@@ -2,8 +2,9 @@
 
 auto serves through upstream's native data server wherever upstream would start it, and through our
 reader (`standalone`) wherever upstream would fall back to its Python loader: no native binary,
---load_fast=false, --logdir_spec, --detect_file_replacement. Logdirs our reader cannot list (URLs
-such as s3://) keep upstream's Python loader (`multiplexer`). One line on stderr says which serves.
+--load_fast=false, --logdir_spec, --detect_file_replacement, and object-store URLs (s3://, any fsspec
+URL whose backend is installed, such as s3fs). URLs no installed fsspec backend reads keep upstream's
+Python loader (`multiplexer`). One line on stderr says which serves.
 """
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from tensorboard.plugins import base_plugin
 CHOICES = ("auto", "standalone", "native", "multiplexer")
 FLAG_HELP = """\
 Which data path reads the logdir. `auto` (default): upstream's native data server where upstream
-would use it, else standalone TensorBoard's reader; `standalone`: our reader (local logdirs);
+would use it, else standalone TensorBoard's reader; `standalone`: our reader (local logdirs and
+fsspec URLs such as s3://, with s3fs installed);
 `native`: upstream's native data server (as --load_fast=true); `multiplexer`: upstream's Python
 loader (as --load_fast=false)."""
 DESCRIPTIONS = {
@@ -36,8 +38,9 @@ class DataPathFlag(base_plugin.TBLoader):
         if flags.data_provider == "native" and flags.load_fast == "false":
             raise base_plugin.FlagsError("--data_provider=native cannot serve with --load_fast=false")
         if flags.data_provider == "standalone" and not readable_by_us(flags):
-            raise base_plugin.FlagsError("--data_provider=standalone reads local logdirs (a path, not a URL "
-                                         "such as s3://); use --data_provider=multiplexer for this logdir")
+            raise base_plugin.FlagsError("--data_provider=standalone reads local paths and URLs an installed "
+                                         "fsspec backend reads (s3:// needs `pip install s3fs`); install it, "
+                                         "or use --data_provider=multiplexer for this logdir")
 
     def load(self, context):
         return None
@@ -54,9 +57,12 @@ def _paths(flags) -> list[str]:
 
 
 def readable_by_us(flags) -> bool:
-    """True when every logdir is a local path (what our reader lists and reads)."""
+    """True when every logdir is a local path or a URL whose fsspec backend is installed (what our
+    reader lists and reads)."""
+    from tensorboard.serving._remote import can_read
+
     paths = _paths(flags)
-    return bool(paths) and not any("://" in p for p in paths)
+    return bool(paths) and all("://" not in p or can_read(p) for p in paths)
 
 
 def _native_available() -> bool:

@@ -6,11 +6,16 @@ SCHED_IDLE, so it uses only the time the framework leaves idle. Nothing waits on
 caller needs an event written (flush, close, the memory bound, an event older than flush_secs),
 the writer's own thread encodes it at normal priority (see EventFileWriter._deferred_bytes).
 The thread ends after IDLE_EXIT_SECS without work (or at `stop()`) and starts again on the next submit.
+
+It also keeps off the GIL while a caller takes its snapshots (`caller_busy()`): the caller releases
+the GIL in the snapshot's device copy, and an encoder taking it then holds the caller until it lets
+go, 1-6 ms when the idle-priority thread is preempted meanwhile (see `yield_to_callers`).
 """
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import deque
 from typing import Optional
 
@@ -20,6 +25,49 @@ IDLE_EXIT_SECS = 1.0  # an encoder without work this long ends; the next submit 
 _lock = threading.Lock()
 _encoder: Optional["_IdleEncoder"] = None
 _exiting = False  # set at interpreter exit: no new encoder
+_busy_callers: list = []  # one entry per add_* taking its snapshots (list append/pop are atomic)
+YIELD_FIRST_SECS = 0.0002  # the encoder's first sleep while a caller is busy; doubles up to
+YIELD_MAX_SLEEP_SECS = 0.004  # ... this (each wake-up takes the GIL a moment)
+YIELD_MAX_SECS = 0.05  # longest wait at one point: a caller logging without pause does not starve it
+
+
+class _CallerBusy:
+    """Context manager marking the calling thread's add_* as busy for `yield_to_callers`: no lock, so
+    the caller never waits for the encoder."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        _busy_callers.append(None)
+
+    def __exit__(self, *exc_info) -> None:
+        _busy_callers.pop()
+
+
+_CALLER_BUSY = _CallerBusy()
+
+
+def caller_busy() -> _CallerBusy:
+    """`with caller_busy():` around a caller's snapshots, so that the encoder keeps off the GIL."""
+    return _CALLER_BUSY
+
+
+def yield_to_callers() -> None:
+    """On the encoder thread: sleeps (GIL released) while some caller takes its snapshots, up to
+    YIELD_MAX_SECS; elsewhere (a writer thread encoding, a caller) returns at once.
+
+    Called before each item and after its device-to-host copy (which releases the GIL): the points
+    where the encoder would otherwise take the GIL from a caller and hold it through its Python work.
+    """
+    if not _busy_callers:
+        return
+    encoder = _encoder
+    if encoder is None or encoder.thread is not threading.current_thread():
+        return
+    pause, deadline = YIELD_FIRST_SECS, time.monotonic() + YIELD_MAX_SECS
+    while _busy_callers and not encoder.stopping and time.monotonic() < deadline:
+        time.sleep(pause)
+        pause = min(2 * pause, YIELD_MAX_SLEEP_SECS)
 
 
 def submit(item: Deferred) -> None:
@@ -101,6 +149,7 @@ def _forget_in_child() -> None:
     global _lock, _encoder
     _lock = threading.Lock()
     _encoder = None
+    _busy_callers.clear()  # entries of the parent's other threads, which do not exist here
 
 
 if hasattr(os, "register_at_fork"):
@@ -165,6 +214,7 @@ class _IdleEncoder:
                         item = queue.popleft()
                     except IndexError:
                         break
+                    yield_to_callers()
                     item.compute()  # never raises: errors are kept on the item
         finally:
             with _lock:

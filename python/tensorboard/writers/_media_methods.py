@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorboard.values import deferred as _deferred
+from tensorboard.values import _background, deferred as _deferred
 from tensorboard.values._args import check_tag, pick, require
 from tensorboard.writers._positional import states_order
 from tensorboard.src import summary_pb2
@@ -53,19 +53,20 @@ class MediaMethods:
         kinds = [_deferred.framework_of(value) for value in values.values()]
         if all(kind is None for kind in kinds):
             return False
-        check_tag(tag)
-        private = []
-        for (name, value), kind in zip(values.items(), kinds):
-            if kind is not None:
-                dtype = _deferred.nonnumeric_dtype(value, kind)
-                if dtype is not None:  # check_numeric's message
-                    raise TypeError(f"{name}: expected numeric values, got dtype {dtype}")
-                if check_dtype is not None:
-                    check_dtype(name, _deferred.dtype_name(value, kind))
-            elif value is not None:
-                value = _private_copy(value, name)
-            private.append(value)
-        check_shapes(*(None if value is None else _deferred.shape_of(value) for value in private))
+        with _background.caller_busy():  # the encoder keeps off the GIL meanwhile (see _add_later)
+            check_tag(tag)
+            private = []
+            for (name, value), kind in zip(values.items(), kinds):
+                if kind is not None:
+                    dtype = _deferred.nonnumeric_dtype(value, kind)
+                    if dtype is not None:  # check_numeric's message
+                        raise TypeError(f"{name}: expected numeric values, got dtype {dtype}")
+                    if check_dtype is not None:
+                        check_dtype(name, _deferred.dtype_name(value, kind))
+                elif value is not None:
+                    value = _private_copy(value, name)
+                private.append(value)
+            check_shapes(*(None if value is None else _deferred.shape_of(value) for value in private))
         self._add_later(tag, tuple(private), kinds, global_step, walltime, make_summary)
         return True
 

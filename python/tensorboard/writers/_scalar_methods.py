@@ -8,7 +8,7 @@ import os
 from time import time as _now
 from typing import Any, Mapping
 
-from tensorboard.values import deferred as _deferred
+from tensorboard.values import _background, deferred as _deferred
 
 from tensorboard.events import _wire
 from tensorboard.writers._positional import add_order_note, states_order
@@ -139,9 +139,10 @@ class ScalarMethods:
         """add_scalar of a JAX/MXNet/device value: checked now (tag, one element), converted in the background."""
         from tensorboard import summary
 
-        check_tag(tag)
-        kind = _deferred.framework_of(value)
-        _check_one_number(value, kind, "value")
+        with _background.caller_busy():  # the encoder keeps off the GIL meanwhile (see _add_later)
+            check_tag(tag)
+            kind = _deferred.framework_of(value)
+            _check_one_number(value, kind, "value")
         self._add_later(tag, (value,), (kind,), global_step, walltime,
                         lambda array: summary.scalar(tag, array, display_name, summary_description,
                                                      new_style=new_style, double_precision=double_precision))

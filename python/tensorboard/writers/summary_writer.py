@@ -12,7 +12,7 @@ import threading
 import weakref
 from typing import Any, Callable, ContextManager, Mapping, Sequence
 
-from tensorboard.values import deferred as _deferred
+from tensorboard.values import _background, deferred as _deferred
 
 from tensorboard.events import _wire
 from tensorboard.values._args import check_step, check_walltime, pick
@@ -145,15 +145,17 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
         encoding in the background (see tensorboard.values.deferred). The other values must be the caller's
         private NumPy arrays, numbers or None: they are passed on as they are."""
         step, wall = self._step_and_time(global_step, walltime)
-        copies = [value if kind is None else _deferred.snapshot(value, kind) for value, kind in zip(values, kinds)]
         nbytes = sum(_deferred.nbytes_of(value) for value, kind in zip(values, kinds) if kind is not None)
 
         def encode() -> bytes:
             from tensorboard.values.convert import to_numpy
 
             arrays = [copy if kind is None else to_numpy(copy, "value") for copy, kind in zip(copies, kinds)]
+            _background.yield_to_callers()  # the copy to host released the GIL: let a busy caller have it first
             return _wire.summary_event(make_summary(*arrays).SerializeToString(), step, wall)
 
+        with _background.caller_busy():  # the encoder keeps off the GIL that the snapshot's copy releases
+            copies = [value if kind is None else _deferred.snapshot(value, kind) for value, kind in zip(values, kinds)]
         (writer or self._file_writer).add_deferred(_deferred.Deferred(encode, nbytes, tag))
 
     def _add(self, summary: summary_pb2.Summary, global_step, walltime, writer: FileWriter | None = None) -> None:

@@ -1,0 +1,137 @@
+"""An object-store logdir (s3://, gs://, any fsspec URL) for serving: one recursive listing per reload,
+then the bytes appended to its event files since the last reload, fetched concurrently from where each
+file was last read (tensorboard.reader._fetch). Objects have no inode: a file is taken as re-created
+when it is gone, shorter than what was read, or its bytes before that point differ (those bytes come
+with the same request)."""
+from __future__ import annotations
+
+import io
+import logging
+import posixpath
+
+from tensorboard.events.file_names import is_summary_events_file
+from tensorboard.events.storage import storage_for
+from tensorboard.reader._fetch import (DEFAULT_CONCURRENCY, DEFAULT_MAX_BYTES, ObjectFile, fetch_batches, list_files,
+                                       plan_batches, reading_options)
+from tensorboard.serving._batch import SMALL_BYTES, Batch
+from tensorboard.serving._reading import MARK_BYTES, FileState, read_appended
+
+logger = logging.getLogger("tensorboard.serving")
+
+
+def can_read(url: str) -> bool:
+    """True when fsspec knows the URL's scheme and its backend is installed (s3:// needs s3fs)."""
+    try:
+        import fsspec
+
+        fsspec.get_filesystem_class(url.split("://", 1)[0])
+    except (ImportError, ValueError):
+        return False
+    return True
+
+
+_UNREADABLE = object()  # a file whose fetch failed: its run is read at the next reload
+
+
+class _Tail(io.BytesIO):
+    """Bytes fetched from file offset `start` on, read with the file's own offsets."""
+
+    def __init__(self, data: bytes, start: int):
+        super().__init__(data)
+        self._start = start
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        if whence == 0:
+            offset -= self._start
+        return super().seek(offset, whence) + self._start
+
+    def tell(self) -> int:
+        return super().tell() + self._start
+
+
+class RemoteRoot:
+    """One object-store root: lists its runs and reads what was appended to their files."""
+
+    concurrency = DEFAULT_CONCURRENCY  # files fetched at once
+    max_bytes = DEFAULT_MAX_BYTES  # bytes of one batch; a file with more new bytes is streamed by ranges
+
+    def __init__(self, url: str):
+        self.url = url.rstrip("/")
+        self.storage = storage_for(self.url, **reading_options(self.url, None))
+
+    def run_files(self) -> dict[str, dict[str, int]]:
+        """Run directory URL -> {event file name: size}, from one recursive listing."""
+        runs: dict[str, dict[str, int]] = {}
+        for url, size in list_files(self.storage, self.url).items():
+            directory, name = url.rsplit("/", 1)
+            if is_summary_events_file(name):
+                runs.setdefault(directory, {})[name] = size
+        return runs
+
+    def run_name(self, directory: str) -> str:
+        """The run's name, as upstream names it: its directory relative to the root ("." for the root)."""
+        return posixpath.relpath(directory, self.url) if directory != self.url else "."
+
+    def read(self, jobs: list[tuple[object, FileState, int]]) -> set[int]:
+        """Reads each (run state, file state, listed size) job's new bytes into its run, in order;
+        returns the id()s of run states whose files were re-created (read them again from the start)."""
+        started_over: set[int] = set()
+        skipped: set[int] = set()  # runs with a file that could not be fetched: the rest waits too (file order)
+        files = [ObjectFile(state.path, size, max(0, state.offset - MARK_BYTES) if state.offset else 0)
+                 for _, state, size in jobs]
+        done = 0
+        decode = Batch()
+        for batch in self._batches(files):
+            for (run, state, _), (listed, data) in zip(jobs[done:done + len(batch)], batch):
+                if id(run) in started_over or id(run) in skipped:
+                    continue
+                if data is _UNREADABLE:
+                    skipped.add(id(run))
+                elif not self._read_one(run, state, listed, data, decode):
+                    started_over.add(id(run))
+            done += len(batch)
+            decode.flush()
+        return started_over
+
+    def _batches(self, files: list[ObjectFile]):
+        """fetch_batches, with a batch that fails fetched again file by file: a file that cannot be read
+        now (gone since the listing, no permission) is skipped until the next reload, not the others."""
+        position = 0
+        batches = self._fetch(files)
+        while True:
+            try:
+                batch = next(batches)
+            except StopIteration:
+                return
+            except OSError as err:
+                logger.warning("reading %s: %s; fetching this batch's files one by one", self.url, err)
+                batch = []
+                plan = plan_batches(files[position:], self.concurrency, self.max_bytes)
+                for listed in files[position:position + len(plan[0])]:
+                    try:
+                        batch.extend(next(self._fetch([listed])))
+                    except OSError as one:
+                        logger.warning("reading %s: %s (tried again at the next reload)", listed.url, one)
+                        batch.append((listed, _UNREADABLE))
+                batches = self._fetch(files[position + len(batch):])
+            position += len(batch)
+            yield batch
+
+    def _fetch(self, files: list[ObjectFile]):
+        return fetch_batches(self.storage, files, self.concurrency, self.max_bytes)
+
+    def _read_one(self, run, state: FileState, listed: ObjectFile, data: bytes | None, decode: Batch) -> bool:
+        """Queues (or, streamed by ranges, reads) the new bytes of one file; False when the bytes
+        before the last read point differ (the object was re-created)."""
+        stream = self.storage.open_read(listed.url) if data is None else _Tail(data, listed.start)
+        if state.offset:
+            stream.seek(listed.start)
+            if stream.read(len(state.mark)) != state.mark:
+                return False
+        new = len(data) - (state.offset - listed.start) if data is not None else None
+        if new is None or new > SMALL_BYTES:  # a lot to read: on its own, in chunks
+            decode.flush()  # what was queued before it comes first
+            read_appended(run, state, stream)
+        elif new > 0:
+            decode.add(run, state, data[state.offset - listed.start:])
+        return True

@@ -1,0 +1,67 @@
+"""scan_tails (many files' new bytes scanned at once) finds, file by file, what scan_spans finds
+scanning each alone: the same intact records, the same end of the whole records, and the same damage
+(kind and byte offset): on intact files, files cut anywhere, and files with a byte flipped anywhere."""
+from __future__ import annotations
+
+import io
+import warnings
+
+import numpy as np
+import pytest
+
+from tensorboard.events.record import frame
+from tensorboard.reader._scan import CorruptEventFileError, TruncatedTailWarning, scan_spans
+from tensorboard.reader._scan_many import scan_tails
+
+
+def alone(data: bytes) -> tuple[list[bytes], int, str | None]:
+    """(payloads, bytes of whole intact records, damage message) as scan_spans reads `data`."""
+    payloads, cut, damage = [], [], None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TruncatedTailWarning)
+        try:
+            for buf, base, starts, ends in scan_spans(io.BytesIO(data), "f", on_truncated=cut.append):
+                payloads += [bytes(buf[s:e]) for s, e in zip(starts.tolist(), ends.tolist())]
+        except CorruptEventFileError as err:
+            return payloads, int(err.offset), str(err)
+    return payloads, cut[0] if cut else len(data), damage
+
+
+def files(rng) -> list[bytes]:
+    """Event-file bytes of mixed record lengths: intact, cut, and with one byte flipped."""
+    out = []
+    for _ in range(40):
+        lengths = rng.choice([0, 3, 25, 25, 25, 300, 5000], size=int(rng.integers(0, 60)))
+        data = bytearray(b"".join(frame(bytes(rng.integers(0, 256, n, dtype=np.uint8))) for n in lengths))
+        kind = rng.integers(0, 3)
+        if kind == 1 and data:
+            data = data[:int(rng.integers(0, len(data)))]
+        elif kind == 2 and data:
+            data[int(rng.integers(0, len(data)))] ^= 1 << int(rng.integers(0, 8))
+        out.append(bytes(data))
+    out.append(b"not an event file at all, just some text")
+    return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_each_file_scans_as_it_does_alone(seed):
+    tails = files(np.random.default_rng(seed))
+    joined, starts, ends, scans = scan_tails(tails)
+    for data, scan in zip(tails, scans):
+        payloads, consumed, damage = alone(data)
+        found = [joined[s:e] for s, e in zip(starts[scan.first:scan.first + scan.count].tolist(),
+                                             ends[scan.first:scan.first + scan.count].tolist())]
+        assert found == payloads
+        assert scan.consumed == consumed
+        if damage is None:
+            assert scan.damage is None
+        else:
+            message = scan.damage + (" (not an event file?)" if scan.in_header and not scan.consumed else "")
+            assert scan.damage is not None and message in damage, (message, damage)
+
+
+def test_no_tails_and_empty_tails():
+    assert scan_tails([])[3] == []
+    joined, starts, ends, scans = scan_tails([b"", frame(b"x"), b""])
+    assert [(s.count, s.consumed, s.damage) for s in scans] == [(0, 0, None), (1, len(frame(b"x")), None),
+                                                                (0, 0, None)]

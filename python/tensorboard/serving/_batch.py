@@ -8,10 +8,10 @@ import logging
 
 import numpy as np
 
-from tensorboard.reader._bulk import key_ids, plain_scalars
+from tensorboard.reader._bulk import plain_scalars
 from tensorboard.reader._scan import CorruptEventFileError
 from tensorboard.reader._scan_many import scan_tails
-from tensorboard.serving._reading import MARK_BYTES, FileState, add_scalar_stretch, one_by_one
+from tensorboard.serving._reading import MARK_BYTES, FileState, file_records, tag_ids
 from tensorboard.serving._run import RunState
 
 logger = logging.getLogger("tensorboard.serving")
@@ -50,14 +50,14 @@ def read_tails(jobs: list[tuple[RunState, FileState, bytes]]) -> None:
     take = np.concatenate([np.arange(t.first, t.first + t.count) for t in scans]).astype(np.int64)
     starts, ends = starts[take], ends[take]
     ok, steps, walls, values, key_start, key_len = plain_scalars(joined, starts, ends)
-    tags, tag_of = _tag_ids(joined, ok, key_start, key_len)
+    tags, tag_of = tag_ids(joined, ok, key_start, key_len)
     base, first = 0, 0
     for (run, state, data), scan in zip(jobs, scans):
         span = slice(first, first + scan.count)
         start = state.offset
         with run.lock:
             try:
-                _file_records(run, state, joined, start - base, starts[span], ends[span], ok[span],
+                file_records(run, state, joined, start - base, starts[span], ends[span], ok[span],
                               steps[span], walls[span], values[span], tags, tag_of[span])
             except CorruptEventFileError as err:  # a record that is no Event: the file ends there
                 _damaged(state, data, err.offset - start, err)
@@ -70,42 +70,6 @@ def read_tails(jobs: list[tuple[RunState, FileState, bytes]]) -> None:
                     _damaged(state, data, scan.consumed, CorruptEventFileError(message, offset, state.path))
         base += len(data)
         first += scan.count
-
-
-def _tag_ids(joined: bytes, ok, key_start, key_len) -> tuple[list[str], np.ndarray]:
-    """The tags of the plain scalar records and each record's index into them (-1 elsewhere); records
-    whose tag is no UTF-8 are taken off `ok` (they go one by one, as protobuf reads them)."""
-    tag_of = np.full(len(ok), -1, np.int64)
-    plain = np.flatnonzero(ok)
-    if not len(plain):
-        return [], tag_of
-    grouped = key_ids(np.frombuffer(joined, np.uint8), key_start[plain], key_len[plain])
-    if grouped is None:  # a hash collision: every record one by one
-        ok[:] = False
-        return [], tag_of
-    inverse, _, keys = grouped
-    tag_of[plain] = inverse
-    tags = []
-    for i, key in enumerate(keys):
-        try:
-            tags.append(key.decode("utf-8"))
-        except UnicodeDecodeError:
-            tags.append("")
-            ok[tag_of == i] = False
-    return tags, tag_of
-
-
-def _file_records(run, state, joined, base, starts, ends, ok, steps, walls, values, tags, tag_of) -> None:
-    """One file's intact records in order: plain scalar stretches column-wise, the rest one by one."""
-    flips = np.flatnonzero(np.diff(ok.astype(np.int8))) + 1
-    bounds = [0, *flips.tolist(), len(starts)]
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        if hi > lo and ok[lo]:
-            ids, inverse = np.unique(tag_of[lo:hi], return_inverse=True)
-            names = [tags[i] for i in ids.tolist()]
-            if add_scalar_stretch(run, state, names, inverse.ravel(), steps[lo:hi], walls[lo:hi], values[lo:hi]):
-                continue
-        one_by_one(run, state, joined, base, starts, ends, lo, hi)
 
 
 def _advance(state: FileState, data: bytes, consumed: int) -> None:

@@ -68,32 +68,47 @@ def _read(run: RunState, state: FileState, stream) -> int:
 def _chunk(run: RunState, state: FileState, buf: bytes, base: int, starts, ends) -> None:
     """One scanned chunk, in file order: plain scalar stretches column-wise, the rest one by one."""
     ok, steps, walls, values, key_start, key_len = plain_scalars(buf, starts, ends)
+    tags, tag_of = tag_ids(buf, ok, key_start, key_len)
+    file_records(run, state, buf, base, starts, ends, ok, steps, walls, values, tags, tag_of)
+
+
+def tag_ids(joined: bytes, ok, key_start, key_len) -> tuple[list[str], np.ndarray]:
+    """The tags of the plain scalar records and each record's index into them (-1 elsewhere); records
+    whose tag is no UTF-8 are taken off `ok` (they go one by one, as protobuf reads them)."""
+    tag_of = np.full(len(ok), -1, np.int64)
+    plain = np.flatnonzero(ok)
+    if not len(plain):
+        return [], tag_of
+    grouped = key_ids(np.frombuffer(joined, np.uint8), key_start[plain], key_len[plain])
+    if grouped is None:  # a hash collision: every record one by one
+        ok[:] = False
+        return [], tag_of
+    inverse, _, keys = grouped
+    tag_of[plain] = inverse
+    tags = []
+    for i, key in enumerate(keys):
+        try:
+            tags.append(key.decode("utf-8"))
+        except UnicodeDecodeError:
+            tags.append("")
+            ok[tag_of == i] = False
+    return tags, tag_of
+
+
+def file_records(run, state, joined, base, starts, ends, ok, steps, walls, values, tags, tag_of) -> None:
+    """One file's intact records in order: plain scalar stretches column-wise, the rest one by one."""
     flips = np.flatnonzero(np.diff(ok.astype(np.int8))) + 1
     bounds = [0, *flips.tolist(), len(starts)]
-    data = None
     for lo, hi in zip(bounds[:-1], bounds[1:]):
-        if ok[lo]:
-            if data is None:
-                data = np.frombuffer(buf, np.uint8)
-            if _scalars(run, state, data, slice(lo, hi), steps, walls, values, key_start, key_len):
+        if hi > lo and ok[lo]:
+            ids, inverse = np.unique(tag_of[lo:hi], return_inverse=True)
+            names = [tags[i] for i in ids.tolist()]
+            if _add_scalar_stretch(run, state, names, inverse.ravel(), steps[lo:hi], walls[lo:hi], values[lo:hi]):
                 continue
-        one_by_one(run, state, buf, base, starts, ends, lo, hi)
+        one_by_one(run, state, joined, base, starts, ends, lo, hi)
 
 
-def _scalars(run, state, data, span, steps, walls, values, key_start, key_len) -> bool:
-    """A stretch of plain scalar events; False when it must go one by one (a purge, a tag of another kind)."""
-    grouped = key_ids(data, key_start[span], key_len[span])
-    if grouped is None:
-        return False
-    inverse, _, keys = grouped
-    try:
-        tags = [k.decode("utf-8") for k in keys]
-    except UnicodeDecodeError:
-        return False
-    return add_scalar_stretch(run, state, tags, inverse, steps[span], walls[span], values[span])
-
-
-def add_scalar_stretch(run: RunState, state: FileState, tags: list[str], tag_of, steps, walls, values) -> bool:
+def _add_scalar_stretch(run: RunState, state: FileState, tags: list[str], tag_of, steps, walls, values) -> bool:
     """Plain scalar events of one file, in order (`tags[tag_of[i]]` is event i's tag), added column-wise
     with the metadata upstream's migrations give them; False, having added nothing, when they must
     go one by one (a tag of another kind, or steps that purge)."""

@@ -79,17 +79,38 @@ def decode_file(run: RunData, stream: BinaryIO, path: str, file_id: int, skip_da
     count = 0
     try:
         for buf, base, starts, ends in scan_spans(stream, path, on_truncated=on_truncated):
-            as_lists = None
-            for lo, hi, bulk in _segments(buf, starts, ends):
-                if bulk is None or not _append_bulk(run, bulk, lo, hi, file_id):
-                    if as_lists is None:  # the one-by-one path works on Python ints
-                        as_lists = starts, ends = starts.tolist(), ends.tolist()
-                    _one_by_one(run, buf, base, starts, ends, lo, hi, path, file_id)
-                count += hi - lo
+            spans = Spans(buf, starts, ends)
+            count += decode_segments(run, spans, base, _segments(buf, starts, ends), path, file_id)
     except CorruptEventFileError as err:
         if not skip_damaged:
             raise
         warnings.warn(f"{err}; the rest of this file is skipped", DamagedFileWarning, stacklevel=2)
+    return count
+
+
+class Spans:
+    """A buffer's intact records: payload starts and ends as arrays, and as Python lists once the
+    one-by-one path asks for them (once for all the files a buffer holds)."""
+
+    def __init__(self, buf: bytes, starts, ends):
+        self.buf, self.starts, self.ends = buf, starts, ends
+        self._lists = None
+
+    def lists(self) -> tuple[list[int], list[int]]:
+        if self._lists is None:
+            self._lists = self.starts.tolist(), self.ends.tolist()
+        return self._lists
+
+
+def decode_segments(run: RunData, spans: Spans, base: int, segments, path: str, file_id: int) -> int:
+    """Adds the records of `segments` ((lo, hi, bulk columns or None)) to `run`; returns how many.
+    `base` is the file offset of spans.buf[0], for the offsets errors name."""
+    count = 0
+    for lo, hi, bulk in segments:
+        if bulk is None or not _append_bulk(run, bulk, lo, hi, file_id):
+            starts, ends = spans.lists()  # the one-by-one path works on Python ints
+            _one_by_one(run, spans.buf, base, starts, ends, lo, hi, path, file_id)
+        count += hi - lo
     return count
 
 
@@ -227,26 +248,42 @@ def _fast_histo(buf, pos: int, vend: int, histo_keys: dict):
 
 def _segments(buf: bytes, starts, ends):
     """(lo, hi, bulk columns or None): runs of plain scalar records (bulk) and of everything else."""
-    if len(starts) < _BULK_MIN:
+    columns = bulk_columns(buf, starts, ends)
+    if columns is None:
         return [(0, len(starts), None)]
+    return split_segments(*columns, 0, len(starts))
+
+
+def bulk_columns(buf: bytes, starts, ends):
+    """(plain-scalar mask, bulk columns) of the records at starts..ends, or None where too few records
+    are plain scalars for column-wise decoding to pay (they all go one by one)."""
+    if len(starts) < _BULK_MIN:
+        return None
     from tensorboard.reader._bulk import key_ids, plain_scalars
     import numpy as np
 
     ok, steps, walls, values, key_start, key_len = plain_scalars(buf, starts, ends)
     idx = np.flatnonzero(ok)
     if len(idx) < _BULK_MIN:
-        return [(0, len(starts), None)]
+        return None
     grouped = key_ids(np.frombuffer(buf, np.uint8), key_start[idx], key_len[idx])
     if grouped is None:
-        return [(0, len(starts), None)]
+        return None
     inverse, first, keys = grouped
     key_of = np.full(len(starts), -1, np.int64)
     key_of[idx] = inverse
-    bulk = (steps, walls, values, key_of, keys)
-    # boundaries where ok flips
-    flips = np.flatnonzero(np.diff(ok.astype(np.int8))) + 1
-    bounds = [0, *flips.tolist(), len(starts)]
-    return [(lo, hi, bulk if ok[lo] else None) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    return ok, (steps, walls, values, key_of, keys)
+
+
+def split_segments(ok, bulk, lo: int, hi: int):
+    """Records lo..hi cut where `ok` flips: (lo, hi, bulk) for runs of plain scalars, (lo, hi, None) else."""
+    import numpy as np
+
+    if hi <= lo:
+        return []
+    flips = np.flatnonzero(np.diff(ok[lo:hi].astype(np.int8))) + 1 + lo
+    bounds = [lo, *flips.tolist(), hi]
+    return [(a, b, bulk if ok[a] else None) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def _append_bulk(run: RunData, bulk, lo: int, hi: int, file_id: int) -> bool:

@@ -6,11 +6,12 @@ in flight are both bounded. Local disks never come here."""
 from __future__ import annotations
 
 import posixpath
+import threading
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 DEFAULT_CONCURRENCY = 64  # files fetched at once: enough to hide ~30 ms per request, few enough for any pool
-DEFAULT_MAX_BYTES = 256 << 20  # listed bytes of one batch: the most held at once
+DEFAULT_MAX_BYTES = 256 << 20  # listed bytes of the batch decoded and the batch fetched meanwhile
 
 
 @dataclass(frozen=True)
@@ -110,22 +111,73 @@ def _fetch(storage, files: list[ObjectFile]) -> list[bytes]:
 
 def fetch_batches(storage, files: Sequence[ObjectFile], concurrency: int = DEFAULT_CONCURRENCY,
                   max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[list[tuple[ObjectFile, bytes | None]]]:
-    """Yields batches of (file, bytes) in the order of `files`, each of at most `concurrency` files and
-    `max_bytes` listed bytes, fetched concurrently. A file larger than `max_bytes` comes alone with None
-    instead of bytes: the caller streams it (`storage.open_read`).
-
-    The next batch is fetched only once the caller is done with this one: fetching while decoding
-    would hold both batches, and the fetching thread (fsspec's event loop, which needs the GIL for
-    every response) would queue behind the decoder and run slower than the two one after the other.
+    """Yields batches of (file, bytes) in the order of `files`, each of at most `concurrency` files,
+    fetched concurrently. While the caller works on one batch, the next is fetched, so the store's
+    wait overlaps the caller's decoding; the two batches hold at most `max_bytes` listed bytes. A file
+    larger than half of `max_bytes` comes alone with None instead of bytes: the caller streams it
+    (`storage.open_read`).
     """
     files = list(files)
-    for batch in plan_batches(files, concurrency, max_bytes):
-        if len(batch) == 1 and files[batch[0]].size - files[batch[0]].start > max_bytes:
-            yield [(files[batch[0]], None)]
-            continue
-        data = _fetch(storage, [files[i] for i in batch])
-        yield list(zip((files[i] for i in batch), data))
-        del data
+    plan = plan_fetches(files, concurrency, max_bytes)
+    ahead = _Prefetch(lambda batch: _fetch(storage, [files[i] for i in batch]))
+    try:
+        for k, (batch, fetch) in enumerate(plan):
+            following = next((b for b, f in plan[k + 1:k + 2] if f), None)
+            if not fetch:
+                yield [(files[batch[0]], None)]
+                continue
+            data = ahead.take(batch)
+            if following is not None:
+                ahead.start(following)
+            yield list(zip((files[i] for i in batch), data))
+            del data
+    finally:
+        ahead.close()
+
+
+def plan_fetches(files: Sequence[ObjectFile], concurrency: int, max_bytes: int) -> list[tuple[list[int], bool]]:
+    """fetch_batches' batches: (indices of `files`, False for a file streamed instead of fetched)."""
+    per_batch = max(max_bytes // 2, 1)  # the batch decoded and the batch fetched meanwhile
+    return [(batch, not (len(batch) == 1 and files[batch[0]].size - files[batch[0]].start > per_batch))
+            for batch in plan_batches(files, concurrency, per_batch)]
+
+
+class _Prefetch:
+    """Fetches one batch in a background thread while the caller decodes the previous one."""
+
+    def __init__(self, fetch):
+        self._fetch = fetch
+        self._thread: threading.Thread | None = None
+        self._batch = None
+        self._result: tuple[bool, object] | None = None
+
+    def start(self, batch: list[int]) -> None:
+        def run() -> None:
+            try:
+                self._result = True, self._fetch(batch)
+            except BaseException as err:  # handed to the caller, raised where it takes the batch
+                self._result = False, err
+
+        self._batch, self._result = batch, None
+        self._thread = threading.Thread(target=run, name="tensorboard-fetch", daemon=True)
+        self._thread.start()
+
+    def take(self, batch: list[int]) -> list:
+        """The bytes of `batch`: from the background fetch when it is the one started, else fetched now."""
+        if self._thread is None or self._batch is not batch:
+            self.close()
+            return self._fetch(batch)
+        self._thread.join()
+        (ok, value), self._thread, self._batch, self._result = self._result, None, None, None
+        if not ok:
+            raise value
+        return value
+
+    def close(self) -> None:
+        """Waits for a fetch under way (no thread outlives the read) and drops what it got."""
+        if self._thread is not None:
+            self._thread.join()
+        self._thread = self._batch = self._result = None
 
 
 def relative_run(root: str, url: str) -> tuple[str, tuple[str, ...]]:

@@ -2,7 +2,6 @@
 order into one accumulator, so restarts purge orphaned steps across files as upstream does."""
 from __future__ import annotations
 
-import io
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -124,6 +123,7 @@ def read_listed(storage, runs: list[tuple[str, list[str]]], sizes: dict[str, int
     """The listed `runs` ([(run, [paths])], `sizes` {path: listed size}) read from `storage`, one at a time."""
     from tensorboard.reader import _fetch
     from tensorboard.reader._decode import decode_file
+    from tensorboard.reader._decode_many import FetchedFiles
 
     total = sum(len(paths) for _, paths in runs)
     done = 0
@@ -149,7 +149,8 @@ def read_listed(storage, runs: list[tuple[str, list[str]]], sizes: dict[str, int
     index = 0
     for batch in _fetch.fetch_batches(storage, files, concurrency or _fetch.DEFAULT_CONCURRENCY,
                                       max_bytes or _fetch.DEFAULT_MAX_BYTES):
-        for entry, payload in batch:
+        fetched = FetchedFiles([payload for _, payload in batch]) if batch[0][1] is not None else None
+        for i, (entry, _) in enumerate(batch):
             run, file_id = owner[index]
             index += 1
             if file_id == 0:
@@ -157,12 +158,15 @@ def read_listed(storage, runs: list[tuple[str, list[str]]], sizes: dict[str, int
                     yield finish(data)
                 data = RunData(run)
             data.files.append(entry.url)
-            with (io.BytesIO(payload) if payload is not None else storage.open_read(entry.url)) as stream:
-                decode_file(data, stream, entry.url, file_id, skip_damaged)
+            if fetched is not None:  # a batch holds either fetched files or one file to stream
+                fetched.decode(i, data, entry.url, file_id, skip_damaged)
+            else:
+                with storage.open_read(entry.url) as stream:
+                    decode_file(data, stream, entry.url, file_id, skip_damaged)
             done += 1
             if progress is not None:
                 progress(done, total, entry.url)
-        del batch
+        del batch, fetched
     if data is not None:
         yield finish(data)
 

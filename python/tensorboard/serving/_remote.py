@@ -12,7 +12,7 @@ import posixpath
 from tensorboard.events.file_names import is_summary_events_file
 from tensorboard.events.storage import storage_for
 from tensorboard.reader._fetch import (DEFAULT_CONCURRENCY, DEFAULT_MAX_BYTES, ObjectFile, fetch_batches, list_files,
-                                       plan_batches, reading_options)
+                                       plan_fetches, reading_options)
 from tensorboard.serving._batch import SMALL_BYTES, Batch
 from tensorboard.serving._reading import MARK_BYTES, FileState, read_appended
 
@@ -106,8 +106,8 @@ class RemoteRoot:
             except OSError as err:
                 logger.warning("reading %s: %s; fetching this batch's files one by one", self.url, err)
                 batch = []
-                plan = plan_batches(files[position:], self.concurrency, self.max_bytes)
-                for listed in files[position:position + len(plan[0])]:
+                failed, _ = plan_fetches(files[position:], self.concurrency, self.max_bytes)[0]
+                for listed in files[position:position + len(failed)]:
                     try:
                         batch.extend(next(self._fetch([listed])))
                     except OSError as one:

@@ -1,0 +1,95 @@
+"""Decodes many small event files fetched together (a batch of an object store's read): one record scan
+(scan_tails) and one column decode of plain scalars for all of them, then each file's records into its
+run in order. The records, errors and warnings are those decode_file gives file by file; a logdir
+of thousands of small files then costs about what one large file costs."""
+from __future__ import annotations
+
+import io
+import warnings
+from typing import Sequence
+
+import numpy as np
+
+from tensorboard.reader._decode import Spans, bulk_columns, decode_file, decode_segments, split_segments
+from tensorboard.reader._scan import CorruptEventFileError, DamagedFileWarning, TruncatedTailWarning
+from tensorboard.reader._scan_many import scan_tails
+from tensorboard.reader._store import RunData
+
+
+class DecodedBatch:
+    """The scan and plain-scalar columns of a batch of files' bytes; `decode(i, ...)` adds file i's
+    records to a run. Files are decoded in any order the caller likes, each once."""
+
+    def __init__(self, payloads: Sequence[bytes]):
+        self._sizes = [len(p) for p in payloads]
+        joined, starts, ends, self._scans = scan_tails(list(payloads))
+        self._bases = np.cumsum([0] + self._sizes[:-1]).tolist()
+        if self._scans:
+            take = np.concatenate([np.arange(t.first, t.first + t.count) for t in self._scans]).astype(np.int64)
+            starts, ends = starts[take], ends[take]
+        self._first = np.cumsum([0] + [t.count for t in self._scans[:-1]]).tolist()
+        self._spans = Spans(joined, starts, ends)
+        self._columns = bulk_columns(joined, starts, ends)
+
+    def decode(self, i: int, run: RunData, path: str, file_id: int, skip_damaged: bool = False,
+               start: int = 0) -> int:
+        """Adds file i's intact records to `run` (its bytes start at file offset `start`); returns how many.
+
+        Like decode_file: damage raises CorruptEventFileError after the records before it are added
+        (with `skip_damaged`, warns DamagedFileWarning instead), and bytes that end inside a record
+        warn TruncatedTailWarning.
+        """
+        scan = self._scans[i]
+        lo, hi = self._first[i], self._first[i] + scan.count
+        segments = [(lo, hi, None)] if self._columns is None else split_segments(*self._columns, lo, hi)
+        base = start - self._bases[i]  # file offset of the joined buffer's first byte
+        count = 0
+        try:
+            count = decode_segments(run, self._spans, base, segments, path, file_id)
+            offset = start + scan.consumed
+            if scan.damage is not None:
+                message = scan.damage + (" (not an event file?)" if scan.in_header and not offset else "")
+                raise CorruptEventFileError(message, offset, path)
+            left = self._sizes[i] - scan.consumed
+            if left:
+                warnings.warn(f"{path} at byte {offset}: file ends inside a record ({left} bytes); "
+                              "skipping the partial record", TruncatedTailWarning, stacklevel=2)
+        except CorruptEventFileError as err:
+            if not skip_damaged:
+                raise
+            warnings.warn(f"{err}; the rest of this file is skipped", DamagedFileWarning, stacklevel=2)
+        return count
+
+
+GROUP_BYTES = 1 << 20  # files decoded together: the scan's temporary arrays take tens of bytes per
+# record, so 1 MiB groups keep memory flat, and they are as fast as larger ones
+
+
+class FetchedFiles:
+    """A fetched batch's files, decoded in order: consecutive small files in groups of about
+    GROUP_BYTES (one DecodedBatch each, built when its first file is asked for), a larger file on
+    its own in chunks (decode_file)."""
+
+    def __init__(self, payloads: Sequence[bytes]):
+        self._payloads = list(payloads)
+        self._group_of: list[tuple[int, int]] = []  # file -> (group start, group end)
+        start, held = 0, 0
+        for i, payload in enumerate(self._payloads):
+            if held and held + len(payload) > GROUP_BYTES:
+                self._group_of += [(start, i)] * (i - start)
+                start, held = i, 0
+            held += len(payload)
+        self._group_of += [(start, len(self._payloads))] * (len(self._payloads) - start)
+        self._group: tuple[tuple[int, int], DecodedBatch] | None = None
+
+    def decode(self, i: int, run: RunData, path: str, file_id: int, skip_damaged: bool = False) -> int:
+        """Adds file i's records to `run`, as decode_file would; returns how many."""
+        payload = self._payloads[i]
+        if len(payload) > GROUP_BYTES:
+            with io.BytesIO(payload) as stream:
+                return decode_file(run, stream, path, file_id, skip_damaged)
+        span = self._group_of[i]
+        if self._group is None or self._group[0] != span:
+            self._group = None  # the previous group's arrays go before the next one's are made
+            self._group = span, DecodedBatch(self._payloads[span[0]:span[1]])
+        return self._group[1].decode(i - span[0], run, path, file_id, skip_damaged)

@@ -79,7 +79,7 @@ def sweeps_section(extra: dict | None) -> str:
         goal = f" (goal ≥ {extra['target_speedup']:.0f}×)" if size.get("read_today_measured") else ""
         parts.append(f"### {int(runs):,} runs\n\n" + table(["read", "time", "requests"], rows) + "\n\n"
                      + f"Speed-up {ratio(size.get('speedup'))}{goal}. Export of the same logdir: whole frame to one "
-                     f"Parquet file {fmt(size.get('export_whole_rss_mb'), 3, ' MB')} peak RSS growth, `--partition "
+                     f"Parquet file {fmt(size.get('export_whole_rss_mb'), 4, ' MB')} peak RSS growth, `--partition "
                      f"run` {fmt(size.get('export_partitioned_rss_mb'), 3, ' MB')} (ratio "
                      f"{fmt(size.get('export_rss_ratio'), 2)}"
                      + (f", goal ≤ {extra['target_rss_ratio']})." if int(runs) >= 10000 else ")."))

@@ -260,7 +260,7 @@ def measure_size(runs: int, args, ours: str) -> dict:
         if not args.no_dask:
             server.control("delay", str(args.delay))
             dask = timed("dask", ours)
-            result.update(dask_s=dask.get("seconds"), dask_rows=dask.get("rows"),
+            result.update(dask_s=dask.get("seconds"), dask_rows=dask.get("rows"), dask_requests=dask["requests"],
                           dask_partitions=dask.get("partitions"), dask_error=dask.get("error"))
         errors = [m.get("error") for m in (new, filtered, whole, parted) if m.get("error")]
         if errors:

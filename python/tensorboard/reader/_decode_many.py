@@ -12,7 +12,7 @@ import numpy as np
 
 from tensorboard.reader._decode import Spans, bulk_columns, decode_file, decode_segments, split_segments
 from tensorboard.reader._scan import CorruptEventFileError, DamagedFileWarning, TruncatedTailWarning
-from tensorboard.reader._scan_many import scan_tails
+from tensorboard.reader._scan_many import intact_spans, scan_tails
 from tensorboard.reader._store import RunData
 
 
@@ -24,16 +24,13 @@ class DecodedBatch:
         self._sizes = [len(p) for p in payloads]
         joined, starts, ends, self._scans = scan_tails(list(payloads))
         self._bases = np.cumsum([0] + self._sizes[:-1]).tolist()
-        if self._scans:
-            take = np.concatenate([np.arange(t.first, t.first + t.count) for t in self._scans]).astype(np.int64)
-            starts, ends = starts[take], ends[take]
+        starts, ends = intact_spans(starts, ends, self._scans)
         self._first = np.cumsum([0] + [t.count for t in self._scans[:-1]]).tolist()
         self._spans = Spans(joined, starts, ends)
         self._columns = bulk_columns(joined, starts, ends)
 
-    def decode(self, i: int, run: RunData, path: str, file_id: int, skip_damaged: bool = False,
-               start: int = 0) -> int:
-        """Adds file i's intact records to `run` (its bytes start at file offset `start`); returns how many.
+    def decode(self, i: int, run: RunData, path: str, file_id: int, skip_damaged: bool = False) -> int:
+        """Adds file i's intact records to `run` (its bytes are the whole file); returns how many.
 
         Like decode_file: damage raises CorruptEventFileError after the records before it are added
         (with `skip_damaged`, warns DamagedFileWarning instead), and bytes that end inside a record
@@ -42,17 +39,16 @@ class DecodedBatch:
         scan = self._scans[i]
         lo, hi = self._first[i], self._first[i] + scan.count
         segments = [(lo, hi, None)] if self._columns is None else split_segments(*self._columns, lo, hi)
-        base = start - self._bases[i]  # file offset of the joined buffer's first byte
+        base = -self._bases[i]  # file offset of the joined buffer's first byte
         count = 0
         try:
             count = decode_segments(run, self._spans, base, segments, path, file_id)
-            offset = start + scan.consumed
-            if scan.damage is not None:
-                message = scan.damage + (" (not an event file?)" if scan.in_header and not offset else "")
-                raise CorruptEventFileError(message, offset, path)
+            damage = scan.error(path, 0)
+            if damage is not None:
+                raise damage
             left = self._sizes[i] - scan.consumed
             if left:
-                warnings.warn(f"{path} at byte {offset}: file ends inside a record ({left} bytes); "
+                warnings.warn(f"{path} at byte {scan.consumed}: file ends inside a record ({left} bytes); "
                               "skipping the partial record", TruncatedTailWarning, stacklevel=2)
         except CorruptEventFileError as err:
             if not skip_damaged:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tensorboard.reader._scan import _head_damage, _walk, bad_heads, bad_payloads
+from tensorboard.reader._scan import CorruptEventFileError, _head_damage, _walk, bad_heads, bad_payloads
 
 
 @dataclass
@@ -22,6 +22,23 @@ class TailScan:
     consumed: int
     damage: str | None = None
     in_header: bool = False  # the damage is in a record's header (length or its CRC)
+
+    def error(self, path: str, start: int) -> CorruptEventFileError | None:
+        """The damage as scan_spans raises it, for a tail read from file offset `start`; None if intact."""
+        if self.damage is None:
+            return None
+        offset = start + self.consumed
+        message = self.damage + (" (not an event file?)" if self.in_header and not offset else "")
+        return CorruptEventFileError(message, offset, path)
+
+
+def intact_spans(starts: np.ndarray, ends: np.ndarray, scans: list[TailScan]) -> tuple[np.ndarray, np.ndarray]:
+    """scan_tails' payload starts and ends of the intact records only, tail after tail: each tail's
+    records are then at [sum of the counts before it, + its count)."""
+    if not scans:
+        return starts, ends
+    take = np.concatenate([np.arange(t.first, t.first + t.count) for t in scans]).astype(np.int64)
+    return starts[take], ends[take]
 
 
 def scan_tails(tails: list[bytes]) -> tuple[bytes, np.ndarray, np.ndarray, list[TailScan]]:

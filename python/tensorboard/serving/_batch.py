@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import logging
 
-import numpy as np
-
 from tensorboard.reader._bulk import plain_scalars
 from tensorboard.reader._scan import CorruptEventFileError
-from tensorboard.reader._scan_many import scan_tails
+from tensorboard.reader._scan_many import intact_spans, scan_tails
 from tensorboard.serving._reading import MARK_BYTES, FileState, file_records, tag_ids
 from tensorboard.serving._run import RunState
 
@@ -47,8 +45,7 @@ def read_tails(jobs: list[tuple[RunState, FileState, bytes]]) -> None:
     if not jobs:
         return
     joined, starts, ends, scans = scan_tails([data for _, _, data in jobs])
-    take = np.concatenate([np.arange(t.first, t.first + t.count) for t in scans]).astype(np.int64)
-    starts, ends = starts[take], ends[take]
+    starts, ends = intact_spans(starts, ends, scans)
     ok, steps, walls, values, key_start, key_len = plain_scalars(joined, starts, ends)
     tags, tag_of = tag_ids(joined, ok, key_start, key_len)
     base, first = 0, 0
@@ -62,12 +59,11 @@ def read_tails(jobs: list[tuple[RunState, FileState, bytes]]) -> None:
             except CorruptEventFileError as err:  # a record that is no Event: the file ends there
                 _damaged(state, data, err.offset - start, err)
             else:
-                if scan.damage is None:
+                damage = scan.error(state.path, start)
+                if damage is None:
                     _advance(state, data, scan.consumed)
                 else:
-                    offset = start + scan.consumed
-                    message = scan.damage + (" (not an event file?)" if scan.in_header and not offset else "")
-                    _damaged(state, data, scan.consumed, CorruptEventFileError(message, offset, state.path))
+                    _damaged(state, data, scan.consumed, damage)
         base += len(data)
         first += scan.count
 

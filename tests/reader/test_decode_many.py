@@ -127,3 +127,31 @@ def test_purges_and_every_kind_survive(intact):
                                 if kind not in ("hparams", "audio", "tensors")} == {True}
     purged = build_frame([runs[-2]], "scalars", False, set())
     assert list(purged["step"]) == [0, 1, 2, 5]  # steps 2 and 3 were purged by the second 1
+
+
+def test_files_decoded_together_hold_what_upstreams_reader_reads(tmp_path):
+    from upstream import upstream_run
+
+    def scalars(writer):
+        for step in range(300):
+            writer.add_scalar("a", step / 7, step)
+            writer.add_scalar("b", -step / 3, step)
+        writer.add_histogram("w", np.arange(10.0), 5)
+
+    directories = {"ours": tmp_path / "ours", "purged": tmp_path / "purged"}
+    with tensorboard.SummaryWriter(str(directories["ours"])) as writer:
+        scalars(writer)
+    directories["purged"].mkdir()
+    (directories["purged"] / "events.out.tfevents.1.host").write_bytes(version_one_file([0, 1, 2, 3, 1, 2, 5]))
+    paths = [directory / name for directory in directories.values() for name in sorted(os.listdir(directory))]
+    together = FetchedFiles([path.read_bytes() for path in paths])
+    for i, (name, directory) in enumerate(directories.items()):
+        run = RunData(name)
+        run.files.append(str(paths[i]))
+        together.decode(i, run, str(paths[i]), 0)
+        ours = build_frame([run], "scalars", False, set())
+        upstream = upstream_run(directory)["scalars"]
+        assert sorted(upstream) == sorted(set(ours["tag"])) == (["a", "b"] if name == "ours" else ["loss"])
+        for tag, rows in upstream.items():
+            mine = ours[ours["tag"] == tag]
+            assert [(row[0], row[2]) for row in rows] == list(zip(mine["step"], mine["value"])), (name, tag)

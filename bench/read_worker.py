@@ -36,7 +36,7 @@ def main() -> int:
 
     if reader == "ours":
         from tensorboard.reader import SummaryReader
-        import tensorboard.reader._bulk, tensorboard.reader._decode, tensorboard.reader._frames  # noqa: F401,E401
+        import tensorboard.logdir.bulk, tensorboard.logdir.decode, tensorboard.reader._frames  # noqa: F401,E401
         import tensorboard.src.event_pb2  # noqa: F401
 
         def run():

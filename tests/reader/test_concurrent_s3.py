@@ -11,7 +11,7 @@ pytest.importorskip("moto")
 from reader.slow_s3 import slow_s3  # noqa: E402
 from reader.sweep_logs import local_sweep  # noqa: E402
 from tensorboard.reader import SummaryReader  # noqa: E402
-from tensorboard.reader._fetch import ObjectFile, plan_batches  # noqa: E402
+from tensorboard.logdir.fetch import ObjectFile, plan_batches  # noqa: E402
 
 ALL_KINDS = ("scalars", "histograms", "tensors", "text", "hparams", "images", "audio")
 EXTRAS = {"dir_name", "file_name", "wall_time"}
@@ -101,14 +101,14 @@ def test_one_remote_file_and_a_missing_path(s3):
 def test_a_dask_partition_fetches_each_file_once(s3):
     pytest.importorskip("dask.dataframe")
     from tensorboard.reader import _dask
-    from tensorboard.reader._runs import _discover
+    from tensorboard.logdir import list_runs
 
-    _, found, sizes, _ = _discover("s3://logs/exp", s3.storage_options())
-    group = _dask._groups(found, sizes, 1 << 30, 3)[0]  # what one task carries: names, paths, sizes
+    listing = list_runs("s3://logs/exp", s3.storage_options())
+    group = _dask._groups(listing.runs, listing.sizes, 1 << 30, 3)[0]  # what one task carries: names, paths, sizes
     s3.meter.reset()  # as on a worker: no listing in this process's cache
     import s3fs
 
     s3fs.S3FileSystem.clear_instance_cache()
     frame = _dask.read_group(group, "scalars", s3.storage_options(), None, None, "s3://logs/exp")
-    assert set(frame["run"]) == {run if run != "." else "" for run, _ in group}
+    assert set(frame["run"]) == {run for run, _ in group}
     assert s3.meter.methods == {"GET": sum(len(files) for _, files in group)}

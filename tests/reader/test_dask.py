@@ -49,7 +49,8 @@ def test_filters_reach_the_workers(client, logdir):
 
 
 def test_no_event_data_passes_through_the_client(client, logdir, monkeypatch):
-    from tensorboard.reader import _decode, _runs
+    import tensorboard.logdir
+    from tensorboard.logdir import read
 
     expected = len(reader_frame(logdir, "scalars"))
 
@@ -57,8 +58,8 @@ def test_no_event_data_passes_through_the_client(client, logdir, monkeypatch):
         raise AssertionError("the client decoded event data")
 
     # the workers are other processes: only the client's decoding and reading are refused
-    monkeypatch.setattr(_decode, "decode_file", refuse)
-    monkeypatch.setattr(_runs, "read_listed", refuse)
+    monkeypatch.setattr(read, "decode_file", refuse)
+    monkeypatch.setattr(tensorboard.logdir, "read_listed", refuse)
     frame = to_dask(logdir, "scalars", partition_bytes=100_000)
     event_bytes = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(logdir) for f in fs)
     graph = dict(frame.__dask_graph__())

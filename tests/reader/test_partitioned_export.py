@@ -13,7 +13,7 @@ import pytest
 from reader.sweep_logs import KINDS, RUNS, local_sweep
 from tensorboard.reader import SummaryReader, export
 from tensorboard.reader._partitioned import encode_run
-from tensorboard.reader._progress import Progress
+from tensorboard.logdir.progress import Progress
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HISTOGRAM_FIELDS = {"min", "max", "num", "sum", "sum_squares"}
@@ -39,7 +39,10 @@ def reader_frame(logdir, kind, **filters):
     extras = {"dir_name"} | (set() if kind == "hparams" else {"wall_time"}) | \
         (HISTOGRAM_FIELDS if kind == "histograms" else set())
     frame = SummaryReader(logdir, extra_columns=extras, event_types={kind}, **filters).get_events(kind)
-    return frame.rename(columns={"dir_name": "run"})
+    frame = frame.rename(columns={"dir_name": "run"})
+    if "run" in frame:  # tbparse's dir_name is "" for the logdir itself; export names that run "."
+        frame["run"] = frame["run"].where(frame["run"] != "", ".")
+    return frame
 
 
 def run_export(*args, **kwargs):

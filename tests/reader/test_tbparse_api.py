@@ -179,7 +179,7 @@ def test_tensor_to_image_and_audio_decode_what_was_written(tmp_path):
     """tbparse needs TensorFlow for these two (absent in its venv): checked against the values written."""
     pixels = np.arange(2 * 3 * 4 * 3, dtype=np.uint8).reshape(2, 3, 4, 3)
     proto = summary.image_samples("im", pixels, max_outputs=2)
-    from tensorboard.reader._values import tensor_to_numpy
+    from tensorboard.logdir.payloads import tensor_to_numpy
 
     tensor = tensor_to_numpy(proto.value[0].tensor)
     both = SummaryReader.tensor_to_image(tensor)

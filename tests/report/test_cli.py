@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from tensorboard.reader import export
+from tensorboard.cli import export
 from tensorboard.report import export_report
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -68,7 +68,7 @@ def test_python_m_report_with_kinds_runs_and_tags(report_logdir, tmp_path):
 def test_an_existing_page_is_kept_without_force(report_logdir, tmp_path):
     out = tmp_path / "report.html"
     out.write_text("keep me")
-    result = run_module("tensorboard.reader.export", "--logdir", report_logdir, "--out", out)
+    result = run_module("tensorboard.cli.export", "--logdir", report_logdir, "--out", out)
     assert result.returncode == 2 and "exists; pass --force" in result.stderr
     assert out.read_text() == "keep me"
     export_report(str(report_logdir), str(out), force=True)

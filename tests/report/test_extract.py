@@ -5,7 +5,7 @@ import pytest
 
 from report_logdir import RUNS, STEPS
 from tensorboard.reader import read_scalars
-from tensorboard.reader._runs import read_runs
+from tensorboard.reader._events import read_runs
 from tensorboard.report.downsample import even_indices
 from tensorboard.report.extract import REPORT_KINDS, extract
 

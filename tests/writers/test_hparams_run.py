@@ -14,8 +14,8 @@ import urllib.request
 import pytest
 
 import tensorboard
-from tensorboard.reader._hparams_table import hparams_frame
-from tensorboard.reader._runs import read_runs
+from tensorboard.logdir.hparams import hparams_frame
+from tensorboard.reader._events import read_runs
 from upstream import upstream_python
 
 RATES = (0.1, 0.01, 0.001)
@@ -178,6 +178,6 @@ def test_a_second_trial_on_one_writer_goes_to_a_sub_run_with_a_warning(tmp_path)
         with pytest.warns(UserWarning, match="goes to a time-stamped sub-run"):
             writer.add_hparams({"lr": 0.2}, {"loss": 0.25})
     rows = {row["run"]: row for row in hparams_frame(read_runs(tmp_path)).to_dict("records")}
-    assert len(rows) == 2 and rows[""]["lr"] == 0.1 and rows[""]["loss"] == 1.0  # the own curve's last point
+    assert len(rows) == 2 and rows["."]["lr"] == 0.1 and rows["."]["loss"] == 1.0  # the own curve's last point
     (sub,) = [name for name in rows if name]
     assert rows[sub]["lr"] == 0.2 and rows[sub]["loss"] == 0.25

@@ -17,7 +17,7 @@ package, which is also called `tensorboard` and is installed in site-packages:
 * upstream's "TensorFlow installation not found" line is dropped: running without
   TensorFlow is this product's design, not a degraded mode (other messages pass through);
 * TENSORBOARD_STANDALONE_VERBOSE=1 prints where the renderer was imported from;
-* `tensorboard export ...` runs our logger package's exporter (tensorboard.reader.export),
+* `tensorboard export ...` runs our logger package's exporter (tensorboard.cli.export),
   not the renderer;
 * `--data_provider={auto,standalone,native,multiplexer}` chooses the data path (our reader wherever
   upstream would fall back to its Python loader; see tensorboard.serving.paths and docs/serving.md),
@@ -301,7 +301,7 @@ def run_export(workspace_root, args):
                        if not (os.path.abspath(p or os.curdir) + os.sep).startswith(runfiles_root + os.sep)]
     for name in [m for m in sys.modules if m == "tensorboard" or m.startswith("tensorboard.")]:
         del sys.modules[name]
-    from tensorboard.reader import export  # pylint: disable=import-outside-toplevel
+    from tensorboard.cli import export  # pylint: disable=import-outside-toplevel
 
     return export.main(args)
 

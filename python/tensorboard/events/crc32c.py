@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Callable
 
 _POLY = 0x82F63B78  # CRC-32C polynomial, bit-reversed
-_MASK_DELTA = 0xA282EAD8
+MASK_DELTA = 0xA282EAD8  # TFRecord's mask: added after rotating the CRC right by 15
 
 
 def _make_table() -> list[int]:
@@ -21,12 +21,12 @@ def _make_table() -> list[int]:
     return table
 
 
-_TABLE = _make_table()
+TABLE = _make_table()
 
 
 def crc32c_python(data: bytes, crc: int = 0) -> int:
     """Pure-Python CRC-32C of `data`, continuing from a previous `crc`."""
-    table = _TABLE
+    table = TABLE
     crc ^= 0xFFFFFFFF
     for byte in bytes(data):
         crc = table[(crc ^ byte) & 0xFF] ^ (crc >> 8)
@@ -56,16 +56,16 @@ crc32c, IMPLEMENTATION = _native()
 
 def mask(crc: int) -> int:
     """TFRecord's masking of a CRC (rotate right by 15, add a constant)."""
-    return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
+    return (((crc >> 15) | (crc << 17)) + MASK_DELTA) & 0xFFFFFFFF
 
 
 def unmask(masked: int) -> int:
     """Inverse of `mask`."""
-    rot = (masked - _MASK_DELTA) & 0xFFFFFFFF
+    rot = (masked - MASK_DELTA) & 0xFFFFFFFF
     return ((rot >> 17) | (rot << 15)) & 0xFFFFFFFF
 
 
 def masked_crc32c(data: bytes) -> int:
     """The masked CRC-32C that TFRecord framing stores after length and payload."""
     crc = crc32c(data)
-    return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
+    return (((crc >> 15) | (crc << 17)) + MASK_DELTA) & 0xFFFFFFFF

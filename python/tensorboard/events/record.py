@@ -1,7 +1,8 @@
 """TFRecord framing: length, masked CRC of the length, payload, masked CRC of the payload.
 
-Writing frames bytes; reading walks a byte stream and checks both CRCs, telling a
-truncated tail (a writer died mid-record) apart from corruption.
+Writing frames bytes here; reading (`read_records`, record by record) goes through the one scanner,
+`events.scan`, which checks both CRCs and tells a truncated tail (a writer died mid-record) apart
+from corruption. The errors and warnings of every reader are defined here.
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import struct
 from dataclasses import dataclass
 from typing import BinaryIO, Iterator
 
-from tensorboard.events.crc32c import crc32c, masked_crc32c
+from tensorboard.events.crc32c import MASK_DELTA, crc32c, masked_crc32c
 
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
@@ -48,7 +49,7 @@ def frame_many(payloads) -> bytes:
     for payload in payloads:
         head = cache.get(len(payload)) or header(len(payload))
         c = crc(payload)  # masked inline (as crc32c.mask): this loop runs once per event
-        extend((head, payload, pack_crc((((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF)))
+        extend((head, payload, pack_crc((((c >> 15) | (c << 17)) + MASK_DELTA) & 0xFFFFFFFF)))
     return b"".join(parts)
 
 
@@ -70,6 +71,18 @@ class TruncatedRecordError(RecordError):
     """The data ends inside a record: the writer stopped mid-write."""
 
 
+class CorruptEventFileError(CorruptRecordError):
+    """An event file is damaged before its end (bad CRC, impossible length, unparsable event)."""
+
+
+class TruncatedTailWarning(UserWarning):
+    """An event file ends inside a record (its writer was killed mid-write); the partial record is skipped."""
+
+
+class DamagedFileWarning(UserWarning):
+    """A damaged event file was cut short at the damage because the caller asked to skip damaged files."""
+
+
 @dataclass(frozen=True)
 class Record:
     offset: int
@@ -79,7 +92,7 @@ class Record:
 _READ_CHUNK = 1 << 24
 
 
-def _read_bounded(read, size: int) -> bytes:
+def read_bounded(read, size: int) -> bytes:
     """Up to `size` bytes, read in chunks: a bogus huge length costs memory only for the bytes really there."""
     if size <= _READ_CHUNK:
         return read(size)
@@ -94,35 +107,22 @@ def _read_bounded(read, size: int) -> bytes:
     return b"".join(parts)
 
 
+RECORD_CHUNK_BYTES = 64 << 10  # what read_records scans at a time: a stream being appended to is read on lazily
+
+
 def read_records(stream: BinaryIO, path: str | None = None) -> Iterator[Record]:
-    """Yields every complete record of `stream`, checking both CRCs.
+    """Yields every complete record of `stream`, checking both CRCs (through `scan.scan_spans`,
+    RECORD_CHUNK_BYTES at a time).
 
     Raises TruncatedRecordError when the stream ends inside a record, and
     CorruptRecordError (with the byte offset) for anything else that is wrong.
     """
-    offset = 0
-    read = stream.read
-    while True:
-        header = read(HEADER_SIZE)
-        if not header:
-            return
-        if len(header) < HEADER_SIZE:
-            raise TruncatedRecordError(f"file ends inside a record header ({len(header)} of 12 bytes)", offset, path)
-        length_bytes = header[:8]
-        (length,) = _LENGTH.unpack(length_bytes)
-        (length_crc,) = _CRC.unpack_from(header, 8)
-        if masked_crc32c(length_bytes) != length_crc:
-            raise CorruptRecordError("length CRC mismatch", offset, path)
-        if length > MAX_RECORD_BYTES:
-            raise CorruptRecordError(f"impossible record length {length} (more than {MAX_RECORD_BYTES} bytes)",
-                                     offset, path)
-        body = _read_bounded(read, length + FOOTER_SIZE)
-        if len(body) < length + FOOTER_SIZE:
-            raise TruncatedRecordError(
-                f"file ends inside a record ({len(body)} of {length + FOOTER_SIZE} payload bytes)", offset, path)
-        payload = body[:length]
-        (payload_crc,) = _CRC.unpack_from(body, length)
-        if masked_crc32c(payload) != payload_crc:
-            raise CorruptRecordError("payload CRC mismatch", offset, path)
-        yield Record(offset, payload)
-        offset += HEADER_SIZE + length + FOOTER_SIZE
+    from tensorboard.events.scan import scan_spans
+
+    cut: list[int] = []
+    for buf, base, starts, ends in scan_spans(stream, path, RECORD_CHUNK_BYTES, on_truncated=cut.append,
+                                              warn_truncated=False):
+        for start, end in zip(starts.tolist(), ends.tolist()):
+            yield Record(base + start - HEADER_SIZE, buf[start:end])
+    if cut:
+        raise TruncatedRecordError("file ends inside a record", cut[0], path)

@@ -139,8 +139,9 @@ class LocalStorage:
     def listdir(self, path: str) -> list[str]:
         return sorted(os.listdir(local_path(path)))
 
-    def walk(self, root: str) -> Iterator[tuple[str, list[str]]]:
-        """(directory, file names) for every directory below `root`, sorted. Symbolic links to
+    def walk(self, root: str, sort: bool = True) -> Iterator[tuple[str, list[str]]]:
+        """(directory, file names) for every directory below `root`, sorted (`sort=False`: directories
+        in the file system's order, as upstream's multiplexer walks them). Symbolic links to
         directories are followed, as upstream follows them, except into a directory of their own path (a loop)."""
         root = local_path(root)
         chains: dict[str, frozenset] = {}  # directory, as os.walk names it -> real paths of its ancestors below root
@@ -150,7 +151,8 @@ class LocalStorage:
             if real in above:
                 dirnames[:] = []
                 continue
-            dirnames.sort()
+            if sort:
+                dirnames.sort()
             for name in dirnames:
                 chains[os.path.join(dirpath, name)] = above | {real}
             yield dirpath, sorted(filenames)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from tensorboard.reader._kinds import HISTOGRAMS, HPARAMS, SCALARS, TENSORS, TEXT
+from tensorboard.logdir.kinds import HISTOGRAMS, HPARAMS, SCALARS, TENSORS, TEXT
 
 DASK_KINDS = (SCALARS, HISTOGRAMS, TENSORS, TEXT, HPARAMS)
 DEFAULT_PARTITION_BYTES = 64 << 20  # listed bytes of event files per partition (and at least one run)
@@ -34,18 +34,17 @@ def _meta(kind: str):
 
 def read_group(group: tuple, kind: str, storage_options: dict | None, tags, steps, root: str):
     """One partition: the runs of `group` ((run, ((path, size), ...)), ...) read on the worker that runs it."""
-    from tensorboard.reader._runs import read_listed
-    from tensorboard.reader._select import Selection
-    from tensorboard.reader.export import _long_form
-    from tensorboard.reader._fetch import reading_options
-    from tensorboard.storage import storage_for
+    from tensorboard.events.storage import storage_for
+    from tensorboard.logdir import Listing, Selection, read_listed
+    from tensorboard.logdir.fetch import reading_options
+    from tensorboard.reader.export import long_form
 
     meta = _meta(kind)
     storage = storage_for(root, **reading_options(root, storage_options))
     runs = [(run, [path for path, _ in files]) for run, files in group]
     sizes = {path: size for _, files in group for path, size in files}
     selection = Selection.of(None, tags, steps, {kind})
-    frame = _long_form(list(read_listed(storage, runs, sizes, selection=selection)), kind)
+    frame = long_form(list(read_listed(Listing(storage, runs, sizes), selection=selection)), kind)
     if frame.empty:
         return meta
     for name in meta.columns:
@@ -88,16 +87,14 @@ def to_dask(logdir: str | os.PathLike, kind: str = "scalars", storage_options: d
         import dask.dataframe as dd
     except ImportError as err:
         raise ImportError("to_dask needs dask: pip install 'tensorboard[dask]' (or dask[dataframe])") from err
-    from tensorboard.reader._runs import _discover
-    from tensorboard.reader._select import Selection
+    from tensorboard.logdir import Selection, list_runs
 
     selection = Selection.of(runs, tags, steps, {kind})
     logdir = os.fspath(logdir)
-    storage, found, sizes, _ = _discover(logdir, storage_options)
-    if not sizes:  # local files: sizes from the disk, for grouping only
-        sizes = {p: os.path.getsize(p) for _, paths in found for p in paths}
-    found = [(run, paths) for run, paths in found if selection.wants_run(run)]
-    root = storage.canonical(logdir)
+    listing = list_runs(logdir, storage_options)
+    sizes = listing.sizes or {p: os.path.getsize(p) for _, paths in listing.runs for p in paths}  # local: for grouping
+    found = listing.only(selection.wants_run).runs
+    root = listing.storage.canonical(logdir)
     groups = _groups(found, sizes, partition_bytes, partition_runs)
     meta = _meta(kind)
     if not groups:

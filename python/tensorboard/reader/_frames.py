@@ -10,11 +10,11 @@ import os
 
 import numpy as np
 
-from tensorboard.reader._kinds import AUDIO, HISTOGRAMS, HPARAMS, IMAGES, SCALARS, TENSORS, TEXT
-from tensorboard.reader._store import RunData
-from tensorboard.reader._values import decode_image, decode_wav, tensor_to_numpy
+from tensorboard.logdir.kinds import AUDIO, HISTOGRAMS, HPARAMS, IMAGES, SCALARS, TENSORS, TEXT, text_name
+from tensorboard.logdir.run_data import RunData
+from tensorboard.logdir.names import run_parts, tbparse_dir_name
+from tensorboard.logdir.payloads import decode_image, decode_wav, tensor_to_numpy
 
-TEXT_SUFFIX = "/text_summary"
 TRAILING = ("wall_time", "dir_name", "file_name")
 # per kind: the value columns always present, then the optional ones an extra column switches on
 _VALUE_COLUMNS = {SCALARS: (("value",), ()), TENSORS: (("value",), ()), TEXT: (("value",), ()),
@@ -25,7 +25,7 @@ _VALUE_COLUMNS = {SCALARS: (("value",), ()), TENSORS: (("value",), ()), TEXT: ((
 
 
 def _dir_name(run: RunData) -> str:
-    return "" if run.name == "." else run.name.replace(os.sep, "/")
+    return tbparse_dir_name(run.name)
 
 
 def _plugin_tags(run: RunData, plugin: str) -> set:
@@ -75,7 +75,7 @@ def _block(run: RunData, kind: str, optional: tuple) -> dict | None:
         if not keep.any():
             return None
         if kind == TEXT:
-            names = [n[:-len(TEXT_SUFFIX)] if n.endswith(TEXT_SUFFIX) else n for n in names]
+            names = [text_name(n) for n in names]
     block = {"tag_ids": tag_ids, "names": names,
              "steps": np.frombuffer(store.steps, np.int64), "walls": np.frombuffer(store.walls, np.float64),
              "files": np.frombuffer(store.files, np.int32)}
@@ -255,7 +255,7 @@ def _pivot(columns: dict, row_runs, row_files, runs: list[RunData], fields: tupl
     tree: dict = {}
     for (r, f), rows in leaves.items():
         node = tree
-        for part in ([] if runs[r].name == "." else runs[r].name.split(os.sep)):
+        for part in run_parts(runs[r].name):
             node = node.setdefault(part, {})
         table = []
         for i in rows:

@@ -11,6 +11,8 @@ import tempfile
 from typing import Callable, Iterable, Iterator
 from urllib.parse import quote
 
+from tensorboard.logdir.output import plain_cell
+
 PARTITION_COLUMN = "run"
 PART_NAME = "part-0.parquet"
 _SAFE = "-_.~+!$'(),;@"  # kept as they are; '/', '=', '%', spaces, ':' and non-ASCII are encoded
@@ -31,12 +33,10 @@ def table_of(frame):
     """The Arrow table of a long-form frame (cells holding arrays become lists)."""
     import pyarrow as pa
 
-    from tensorboard.reader.export import _plain
-
     frame = frame.copy(deep=False)
     for column in frame.columns:
         if frame[column].dtype == object:
-            frame[column] = frame[column].map(_plain)
+            frame[column] = frame[column].map(plain_cell)
     return pa.Table.from_pandas(frame, preserve_index=False)
 
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from tensorboard.logdir import Selection, is_event_file, list_runs, read_listed
+from tensorboard.logdir.fetch import check_bounds
+from tensorboard.logdir.kinds import ALL_EVENT_TYPES, ALL_EXTRA_COLUMNS
 from tensorboard.reader import _raw, _tbparse_static
-from tensorboard.reader._kinds import ALL_EVENT_TYPES, ALL_EXTRA_COLUMNS
-from tensorboard.reader._runs import _discover, is_event_file, read_listed
-from tensorboard.reader._fetch import check_bounds
-from tensorboard.reader._select import Selection
 
 
 class OptionTypeError(TypeError, ValueError):
@@ -48,7 +47,7 @@ class SummaryReader:
     DamagedFileWarning) instead of raising CorruptEventFileError.
 
     Filters, as `tensorboard export` takes them: `runs` and `tags` are regexes searched in run names
-    (directories relative to `log_path`, "" for the top) and tag names; `steps=(lo, hi)` keeps steps
+    (directories relative to `log_path`, "." for the top) and tag names; `steps=(lo, hi)` keeps steps
     lo..hi, both included (None: open). Runs that don't match are not fetched. Object stores are
     read many files at once (`concurrency` files, `max_bytes` in flight).
     """
@@ -71,14 +70,13 @@ class SummaryReader:
         self._storage_options = storage_options
         self._skip_damaged = skip_damaged
         try:  # one listing serves the existence check, the directory check and the reading
-            self._storage, found, sizes, self._is_dir = _discover(self._log_path, storage_options,
-                                                                  concurrency=concurrency)
+            listing = list_runs(self._log_path, storage_options, concurrency=concurrency)
         except FileNotFoundError as err:
             raise LogPathNotFoundError(f"File or directory not found: {self._log_path}") from err
+        self._storage, self._is_dir = listing.storage, listing.is_dir
         self._local = self._storage.canonical(self._log_path)
-        found = [(run, paths) for run, paths in found if self._selection.wants_run(run)]
-        self._runs = list(read_listed(self._storage, found, sizes, skip_damaged, selection=self._selection,
-                                      **self._fetch_options))
+        self._runs = list(read_listed(listing.only(self._selection.wants_run), skip_damaged,
+                                      selection=self._selection, **self._fetch_options))
         self._frames: dict = {}
         self._children: dict[str, SummaryReader] | None = None
 
@@ -117,9 +115,9 @@ class SummaryReader:
 
     @property
     def hparams_table(self):
-        """One row per run with an hparams session: `run` (as export names it, "" for the top), its
+        """One row per run with an hparams session: `run` (as export names it, "." for the top), its
         hyperparameters, then the final value of each metric (the last point of the metric's curve)."""
-        from tensorboard.reader._hparams_table import hparams_frame
+        from tensorboard.logdir.hparams import hparams_frame
 
         return hparams_frame(self._runs)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from tensorboard.reader._values import decode_image, decode_wav
+from tensorboard.logdir.payloads import decode_image, decode_wav
 
 
 def tensor_to_histogram(tensor) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """`tensorboard export --logdir DIR --out FILE`: a logdir's data as one flat table in .csv, .parquet,
-.json or .jsonl (chosen by the suffix). Also `python -m tensorboard.reader.export`.
+.json or .jsonl (chosen by the suffix). Also `python -m tensorboard.reader.export` (tables only).
 `--partition run --out DIR` writes a Hive-partitioned Parquet dataset instead, run by run.
 
 An existing FILE is kept unless --force; the table is written to a temporary file beside it and
@@ -9,10 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
-import tempfile
 import time
+
+from tensorboard.logdir import Selection, TOP_RUN, iter_runs, read_runs
+from tensorboard.logdir.arguments import add_reading_arguments, add_writing_arguments, check_reading_arguments
+from tensorboard.logdir.output import check_out, plain_cell, write_atomically
+from tensorboard.logdir.progress import Progress
+from tensorboard.logdir.selection import parse_steps
 
 KINDS = ("scalars", "histograms", "tensors", "text", "hparams")
 FORMATS = (".csv", ".parquet", ".jsonl", ".json")
@@ -20,40 +24,40 @@ PARTITIONS = ("run",)
 _HISTOGRAM_FIELDS = {"min", "max", "num", "sum", "sum_squares"}
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tensorboard export", description=__doc__.split("\n")[0])
-    parser.add_argument("--logdir", required=True, help="directory, event file or fsspec URL (s3://...)")
-    parser.add_argument("--out", required=True, help="output file; its suffix picks the format: " + ", ".join(FORMATS))
-    parser.add_argument("--kind", default="scalars", choices=KINDS, help="which data to export (default: scalars)")
-    parser.add_argument("--runs", default=None, help="regex: only runs whose name (relative directory) matches")
-    parser.add_argument("--tags", default=None, help="regex: only tags that match")
-    parser.add_argument("--steps", default=None, metavar="LO:HI",
-                        help="only steps LO to HI, both included (LO: or :HI leaves one end open)")
-    parser.add_argument("--partition", default=None, choices=PARTITIONS,
-                        help="write a Hive-partitioned Parquet dataset to the directory --out "
-                             "(DIR/run=<name>/part-0.parquet), one run at a time")
-    parser.add_argument("--skip-damaged", action="store_true",
-                        help="keep what precedes damage in a corrupt file (warns) instead of failing")
-    parser.add_argument("--force", action="store_true", help="replace --out if it exists (default: refuse)")
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    return parser
+def parser() -> argparse.ArgumentParser:
+    """The options of `tensorboard export` for tables and datasets (an .html --out: `report.cli.parser`)."""
+    p = argparse.ArgumentParser(prog="tensorboard export", description=__doc__.split("\n")[0],
+                                epilog="An --out ending in .html writes the logdir as one self-contained HTML page "
+                                       "instead (charts, distributions, images, text, hparams); see "
+                                       "`tensorboard export --out page.html --help` for its options "
+                                       "(--kind repeated, --max-points, --title).")
+    add_reading_arguments(p)
+    p.add_argument("--out", required=True,
+                   help="output file; its suffix picks the format: " + ", ".join(FORMATS) + " (or .html: a page)")
+    p.add_argument("--kind", default="scalars", choices=KINDS, help="which data to export (default: scalars)")
+    p.add_argument("--partition", default=None, choices=PARTITIONS,
+                   help="write a Hive-partitioned Parquet dataset to the directory --out "
+                        "(DIR/run=<name>/part-0.parquet), one run at a time")
+    add_writing_arguments(p)
+    return p
 
 
 def _format(out: str) -> str:
     for suffix in FORMATS:
         if out.lower().endswith(suffix):
             return suffix
-    raise ValueError(f"--out {out!r}: unknown suffix; use one of {', '.join(FORMATS)}")
+    if out.lower().endswith(".html"):
+        raise ValueError(f"--out {out!r}: the HTML page is written by `tensorboard export` "
+                         "(python -m tensorboard.cli.export); this module writes tables")
+    raise ValueError(f"--out {out!r}: unknown suffix; use one of {', '.join(FORMATS)} (or .html: a page)")
 
 
-def _selection(kind: str, runs, tags, steps):
-    from tensorboard.reader._select import Selection, parse_steps
-
+def _selection(kind: str, runs, tags, steps) -> Selection:
     steps = parse_steps(steps) if isinstance(steps, str) else steps
     return Selection.of(runs, tags, steps, {kind}, flags=("--runs", "--tags", "--steps"))
 
 
-def _long_form(data: list, kind: str):
+def long_form(data: list, kind: str):
     """The export layout of `data`'s runs: run, tag, step, wall_time, then the kind's value columns."""
     from tensorboard.reader._frames import build_frame
 
@@ -62,6 +66,7 @@ def _long_form(data: list, kind: str):
     if frame.empty:
         return frame
     frame = frame.rename(columns={"dir_name": "run"})
+    frame["run"] = frame["run"].where(frame["run"] != "", TOP_RUN)  # tbparse's "" is the run "." here
     first = ["run", "tag", "step", "wall_time"]
     return frame[[c for c in first if c in frame.columns] + [c for c in frame.columns if c not in first]]
 
@@ -70,11 +75,9 @@ def export_table(logdir: str, kind: str = "scalars", runs: str | None = None, ta
                  skip_damaged: bool = False, progress=None, steps=None, storage_options: dict | None = None):
     """The long-form DataFrame `export` writes: run, tag, step, wall_time and the kind's value columns.
     `runs`/`tags`: regexes; `steps`: (lo, hi) or 'LO:HI', both ends included."""
-    from tensorboard.reader._runs import read_runs
-
     data = read_runs(logdir, storage_options, skip_damaged=skip_damaged, progress=progress,
                      selection=_selection(kind, runs, tags, steps))
-    return _long_form(data, kind)
+    return long_form(data, kind)
 
 
 GROUP_ROWS = 1 << 18  # rows per frame of a partitioned export: small runs share one frame, big ones come alone
@@ -84,25 +87,17 @@ def run_group_frames(logdir: str, kind: str = "scalars", runs: str | None = None
                      skip_damaged: bool = False, progress=None, steps=None, storage_options: dict | None = None):
     """`export_table`'s rows a few runs at a time: long-form frames of consecutive runs holding up to
     GROUP_ROWS rows together (a bigger run alone), rows of each run contiguous."""
-    from tensorboard.reader._runs import iter_runs
-
     group, held = [], 0
     for data in iter_runs(logdir, storage_options, skip_damaged=skip_damaged, progress=progress,
                           selection=_selection(kind, runs, tags, steps)):
         rows = sum(len(store) for store in data.stores()) + len(data.session_starts)
         if group and held + rows > GROUP_ROWS:
-            yield _long_form(group, kind)
+            yield long_form(group, kind)
             group, held = [], 0
         group.append(data)
         held += rows
     if group:
-        yield _long_form(group, kind)
-
-
-def _plain(value):
-    """Cells JSON/CSV/Parquet can hold: arrays become (nested) lists."""
-    tolist = getattr(value, "tolist", None)
-    return tolist() if tolist is not None and not isinstance(value, (str, bytes)) else value
+        yield long_form(group, kind)
 
 
 def write_table(frame, out: str, force: bool = True) -> None:
@@ -114,54 +109,13 @@ def write_table(frame, out: str, force: bool = True) -> None:
     frame = frame.copy()
     for column in frame.columns:
         if frame[column].dtype == object:
-            frame[column] = frame[column].map(_plain)
+            frame[column] = frame[column].map(plain_cell)
     if fmt == ".parquet":
         try:
             import pyarrow  # noqa: F401
         except ImportError as err:
             raise ImportError("Parquet export needs pyarrow: pip install pandas pyarrow pillow (the wheel's [data] extra)") from err
     write_atomically(out, force, lambda tmp: _write_format(frame, fmt, tmp))
-
-
-def write_atomically(out: str, force: bool, write) -> None:
-    """`write(tmp)` fills a temporary file beside `out`, which is then renamed into place: a reader never
-    sees a half-written `out`, and a failed write leaves nothing behind."""
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(out)), prefix=".tmp-",
-                               suffix="-" + os.path.basename(out))
-    os.close(fd)
-    try:
-        write(tmp)
-        os.chmod(tmp, 0o644)
-        _move_into_place(tmp, out, force)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def check_out(out: str, force: bool) -> None:
-    """Raises FileExistsError for an existing `out` unless `force` (a directory is refused even then)."""
-    if os.path.isdir(out):
-        raise IsADirectoryError(f"--out {out!r} is a directory")
-    if os.path.lexists(out) and not force:
-        raise FileExistsError(f"--out {out!r} exists; pass --force to replace it")
-
-
-def _move_into_place(tmp: str, out: str, force: bool) -> None:
-    """Renames `tmp` to `out`; without `force`, never over a file that appeared meanwhile (a hard link
-    fails if `out` exists; where links are unsupported, a last check before the rename)."""
-    if force:
-        os.replace(tmp, out)
-        return
-    try:
-        os.link(tmp, out)
-    except FileExistsError:
-        raise FileExistsError(f"--out {out!r} exists; pass --force to replace it") from None
-    except OSError:
-        check_out(out, force)
-        os.replace(tmp, out)
-    else:
-        os.unlink(tmp)
 
 
 def _write_format(frame, fmt: str, path: str) -> None:
@@ -220,20 +174,12 @@ def _finite_or_null(value):
 
 
 def main(argv: list[str] | None = None) -> int:
-    out = argparse.ArgumentParser(add_help=False)
-    out.add_argument("--out")
-    if (out.parse_known_args(argv)[0].out or "").lower().endswith(".html"):  # the page: tensorboard.report
-        from tensorboard.report import main as report_main
-        return report_main(argv)
-    args = _parser().parse_args(argv)
+    """`tensorboard export` to a table or a dataset; returns the exit status."""
+    args = parser().parse_args(argv)
     try:
-        from tensorboard.reader._select import compile_pattern, parse_steps
-
-        parse_steps(args.steps)
-        compile_pattern("--runs", args.runs), compile_pattern("--tags", args.tags)
+        check_reading_arguments(args)
         if args.partition:
             from tensorboard.reader._partitioned import check_out_dir
-
             check_out_dir(args.out, args.force)
             import pyarrow  # noqa: F401
         else:
@@ -241,19 +187,17 @@ def main(argv: list[str] | None = None) -> int:
             check_out(args.out, args.force)  # before reading the logdir: fail fast
         import pandas  # noqa: F401
     except ImportError:
-        print("tensorboard export: needs pandas: pip install pandas pyarrow pillow (the wheel's [data] extra)", file=sys.stderr)
+        print("tensorboard export: needs pandas: pip install pandas pyarrow pillow (the wheel's [data] extra)",
+              file=sys.stderr)
         return 2
     except (ValueError, OSError) as err:
         print(f"tensorboard export: {err}", file=sys.stderr)
         return 2
-    from tensorboard.reader._progress import Progress
-
     started = time.monotonic()
     progress = Progress(quiet=args.quiet)
     try:
         if args.partition:
             from tensorboard.reader._partitioned import write_partitioned
-
             frames = run_group_frames(args.logdir, args.kind, args.runs, args.tags, args.skip_damaged, progress,
                                       args.steps)
             written, rows = write_partitioned(frames, args.out, args.force)

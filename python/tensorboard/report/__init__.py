@@ -14,11 +14,7 @@ def hparams_table(logdir: str | os.PathLike, runs: str | None = None, storage_op
     """The report's hparams table as a pandas DataFrame: one row per run with an hparams session,
     `run`, one column per hyperparameter, then the final value of each metric. `runs`: a regex on
     run names, as `tensorboard export --runs` takes it."""
-    import re
+    from tensorboard.logdir import Selection, read_runs
+    from tensorboard.logdir.hparams import hparams_frame
 
-    from tensorboard.reader._hparams_table import hparams_frame
-    from tensorboard.reader._runs import read_runs
-
-    pattern = None if runs is None else re.compile(runs)
-    return hparams_frame(read_runs(logdir, storage_options,
-                                   run_filter=None if pattern is None else (lambda name: bool(pattern.search(name)))))
+    return hparams_frame(read_runs(logdir, storage_options, selection=Selection.of(runs=runs)))

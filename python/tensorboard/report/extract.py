@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tensorboard.reader._hparams_table import hparams_rows
-from tensorboard.reader._store import RunData
-from tensorboard.reader._values import tensor_to_numpy
+from tensorboard.logdir.hparams import hparams_rows
+from tensorboard.logdir.kinds import text_name
+from tensorboard.logdir.run_data import RunData
+from tensorboard.logdir.payloads import tensor_to_numpy
 from tensorboard.report.downsample import even_indices, histogram_percentiles
 
 REPORT_KINDS = ("scalars", "histograms", "images", "text", "hparams")
-TEXT_SUFFIX = "/text_summary"
 TEXTS_PER_SERIES = 10  # the last texts of a tag and run, as TensorBoard's text dashboard samples 10
 _IMAGE_TYPES = ((b"\x89PNG", "image/png"), (b"\xff\xd8", "image/jpeg"), (b"GIF8", "image/gif"), (b"BM", "image/bmp"))
 
@@ -122,7 +122,7 @@ def extract(runs: list[RunData], kinds=REPORT_KINDS, tags: str | None = None, ma
     index: dict[str, int] = {}
 
     def run_id(run: RunData) -> int:
-        name = "." if run.name == "." else run.name.replace("\\", "/")
+        name = run.name
         if name not in index:
             index[name] = len(report.runs)
             report.runs.append(name)
@@ -158,14 +158,13 @@ def extract(runs: list[RunData], kinds=REPORT_KINDS, tags: str | None = None, ma
             text_tags = set(run.plugin_content.get("text", ()))
             store = run.tensors
             for tag, rows in _grouped(store, bounds):
-                name = tag[:-len(TEXT_SUFFIX)] if tag.endswith(TEXT_SUFFIX) else tag
+                name = text_name(tag)
                 if tag in text_tags and _wanted(name, tag_re):
                     last = [(int(store.steps[int(i)]), _text_of(store.values[int(i)])) for i in rows[-TEXTS_PER_SERIES:]]
                     report.text.setdefault(name, []).append((run_id(run), last))
     if "hparams" in kinds:
         report.hparams = hparams_rows(runs)
         for row in report.hparams:
-            row["run"] = row["run"] or "."  # the logdir itself, named as the charts name it
             if row["run"] not in index:
                 index[row["run"]] = len(report.runs)
                 report.runs.append(row["run"])

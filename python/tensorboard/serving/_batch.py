@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import logging
 
-from tensorboard.reader._bulk import plain_scalars
-from tensorboard.reader._scan import CorruptEventFileError
-from tensorboard.reader._scan_many import intact_spans, scan_tails
+from tensorboard.events.record import CorruptEventFileError
+from tensorboard.events.scan_many import intact_spans, scan_tails
+from tensorboard.logdir.bulk import plain_scalars
 from tensorboard.serving._reading import MARK_BYTES, FileState, file_records, tag_ids
 from tensorboard.serving._run import RunState
 

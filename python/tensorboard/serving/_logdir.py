@@ -8,23 +8,15 @@ import os
 import posixpath
 import threading
 
-from tensorboard.events.file_names import is_summary_events_file
-from tensorboard.events.storage import is_remote
+from tensorboard.events.storage import is_remote, storage_for
+from tensorboard.logdir.discovery import directory_run, event_directories
+from tensorboard.logdir.names import prefixed
 from tensorboard.serving._batch import SMALL_BYTES, Batch
 from tensorboard.serving._reading import MARK_BYTES, FileState, read_appended
 from tensorboard.serving._remote import RemoteRoot
 from tensorboard.serving._run import RunState
 
 logger = logging.getLogger("tensorboard.serving")
-
-
-def run_directories(root: str) -> list[str]:
-    """Directories under `root` (itself included) holding at least one event file, in walk order."""
-    found = []
-    for directory, _, files in os.walk(root):
-        if any(is_summary_events_file(f) for f in files):
-            found.append(directory)
-    return found
 
 
 class _Run:
@@ -59,7 +51,7 @@ class Logdir:
     def reload(self) -> None:
         """Finds runs and files, drops vanished ones, reads what was appended since the last reload."""
         with self._reload_lock:
-            found: dict[str, tuple[str, RemoteRoot | None, dict | None]] = {}  # name -> (directory, root, files)
+            found: dict[str, tuple[str, RemoteRoot | None, object]] = {}  # name -> (directory, root, files)
             for root, prefix in self._roots.items():
                 if is_remote(root):
                     remote = self._remote_root(root)
@@ -69,13 +61,11 @@ class Logdir:
                         logger.warning("listing %s: %s", root, err)
                         listing = {directory: None for directory in self._known_directories(remote)}
                     for directory, files in listing.items():
-                        rel = remote.run_name(directory)
-                        found.setdefault(posixpath.join(prefix, rel) if prefix else rel, (directory, remote, files))
+                        found.setdefault(prefixed(prefix, directory_run(remote.url, directory)), (directory, remote, files))
                     continue
                 root = os.path.expanduser(root)
-                for directory in run_directories(root):
-                    rel = os.path.relpath(directory, root)
-                    found.setdefault(os.path.join(prefix, rel) if prefix else rel, (directory, None, None))
+                for directory, names in event_directories(storage_for(root), root, sort=False):
+                    found.setdefault(prefixed(prefix, directory_run(root, directory)), (directory, None, names))
             for name in [n for n in self._runs if n not in found]:
                 del self._runs[name]
             remote_runs: dict[RemoteRoot, list] = {}
@@ -89,7 +79,7 @@ class Logdir:
                         remote_runs.setdefault(remote, []).append((run, files))
                     continue
                 try:
-                    fresh = self._reload_run(run, batch)
+                    fresh = self._reload_run(run, files, batch)
                 except OSError as err:  # the run vanished while being read: the next reload drops it
                     logger.warning("reading run %r: %s", name, err)
                     continue
@@ -142,11 +132,10 @@ class Logdir:
         for run, state, files, _ in targets.values():
             run.state, run.files = state, files
 
-    def _reload_run(self, run: _Run, batch: Batch):
-        """Queues the run's new bytes in `batch` (or reads them here: a file with much to read makes
-        the whole run read file by file, in order); returns the fresh data to swap in after the batch
-        is read when the run starts over, else None."""
-        names = sorted(f for f in os.listdir(run.directory) if is_summary_events_file(f))
+    def _reload_run(self, run: _Run, names: list[str], batch: Batch):
+        """Queues the new bytes of the run's event files `names` in `batch` (or reads them here: a file
+        with much to read makes the whole run read file by file, in order); returns the fresh data to
+        swap in after the batch is read when the run starts over, else None."""
         current = {}
         for name in names:
             path = os.path.join(run.directory, name)

@@ -4,13 +4,13 @@ columns, every other event goes through upstream's protobuf and its read-time mi
 from __future__ import annotations
 
 import logging
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from tensorboard.reader._bulk import key_ids, plain_scalars
-from tensorboard.reader._scan import CorruptEventFileError, TruncatedTailWarning, scan_spans
+from tensorboard.events.record import CorruptEventFileError
+from tensorboard.events.scan import scan_spans
+from tensorboard.logdir.bulk import key_ids, plain_scalars
 from tensorboard.serving._run import RunState
 
 logger = logging.getLogger("tensorboard.serving")
@@ -36,9 +36,7 @@ def read_appended(run: RunState, state: FileState, stream) -> int:
     A file that ends inside a record keeps its offset at that record (read again once complete);
     damage (a CRC mismatch) ends the file there for good, logged once.
     """
-    with warnings.catch_warnings():  # a growing file often ends inside a record: no damage, say nothing
-        warnings.simplefilter("ignore", TruncatedTailWarning)
-        count = _read(run, state, stream)
+    count = _read(run, state, stream)
     if state.offset:
         stream.seek(max(0, state.offset - MARK_BYTES))
         state.mark = stream.read(min(state.offset, MARK_BYTES))
@@ -51,7 +49,8 @@ def _read(run: RunState, state: FileState, stream) -> int:
     tail = []
     count = 0
     try:
-        for buf, base, starts, ends in scan_spans(stream, state.path, on_truncated=tail.append, start=start):
+        for buf, base, starts, ends in scan_spans(stream, state.path, on_truncated=tail.append, start=start,
+                                                   warn_truncated=False):
             with run.lock:
                 _chunk(run, state, buf, base, starts, ends)
             count += len(starts)

@@ -1,18 +1,17 @@
 """An object-store logdir (s3://, gs://, any fsspec URL) for serving: one recursive listing per reload,
 then the bytes appended to its event files since the last reload, fetched concurrently from where each
-file was last read (tensorboard.reader._fetch). Objects have no inode: a file is taken as re-created
+file was last read (tensorboard.logdir.fetch). Objects have no inode: a file is taken as re-created
 when it is gone, shorter than what was read, or its bytes before that point differ (those bytes come
 with the same request)."""
 from __future__ import annotations
 
 import io
 import logging
-import posixpath
 
-from tensorboard.events.file_names import is_summary_events_file
 from tensorboard.events.storage import storage_for
-from tensorboard.reader._fetch import (DEFAULT_CONCURRENCY, DEFAULT_MAX_BYTES, ObjectFile, fetch_batches, list_files,
-                                       plan_fetches, reading_options)
+from tensorboard.logdir.discovery import object_store_runs
+from tensorboard.logdir.fetch import (DEFAULT_CONCURRENCY, DEFAULT_MAX_BYTES, ObjectFile, fetch_batches, list_files,
+                                      plan_fetches, reading_options)
 from tensorboard.serving._batch import SMALL_BYTES, Batch
 from tensorboard.serving._reading import MARK_BYTES, FileState, read_appended
 
@@ -61,16 +60,7 @@ class RemoteRoot:
 
     def run_files(self) -> dict[str, dict[str, int]]:
         """Run directory URL -> {event file name: size}, from one recursive listing."""
-        runs: dict[str, dict[str, int]] = {}
-        for url, size in list_files(self.storage, self.url).items():
-            directory, name = url.rsplit("/", 1)
-            if is_summary_events_file(name):
-                runs.setdefault(directory, {})[name] = size
-        return runs
-
-    def run_name(self, directory: str) -> str:
-        """The run's name, as upstream names it: its directory relative to the root ("." for the root)."""
-        return posixpath.relpath(directory, self.url) if directory != self.url else "."
+        return object_store_runs(self.url, list_files(self.storage, self.url))
 
     def read(self, jobs: list[tuple[object, FileState, int]]) -> set[int]:
         """Reads each (run state, file state, listed size) job's new bytes into its run, in order;

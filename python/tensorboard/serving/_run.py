@@ -1,6 +1,6 @@
 """What one run holds for serving: per tag its first summary metadata and a sampled Series, filled by
 the rules of upstream's plugin EventAccumulator (first metadata per tag wins, reservoir sizes per
-plugin, restarts and out-of-order steps purge). Events reach it already migrated (data_compat,
+plugin, restarts purge by `logdir.purge`'s rules). Events reach it already migrated (data_compat,
 dataclass_compat), or as bulk columns of plain scalars."""
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import threading
 import numpy as np
 
 from tensorboard.compat.proto import event_pb2, summary_pb2
-from tensorboard.events.file_names import parse_file_version
+from tensorboard.logdir.purge import PLUGIN_ACCUMULATOR, PurgeRules
 from tensorboard.serving._series import Series
 
-_START = event_pb2.SessionLog.START
 _SCALAR = summary_pb2.DATA_CLASS_SCALAR
 
 
@@ -29,10 +28,7 @@ class RunState:
         self.plugins: dict[str, dict[str, bytes]] = {}  # plugin -> tag -> content (the first)
         self.series: dict[str, Series] = {}
         self.first_wall: float | None = None
-        self.file_version: float | None = None
-        self.most_recent_step = -1
-        self.most_recent_wall = -1.0
-        self._seen_start = False
+        self.rules = PurgeRules(self._purge_tags, PLUGIN_ACCUMULATOR)  # restarts, as upstream's server tells them
 
     # -- the accumulator's bookkeeping -------------------------------------------------------------
     def _new_series(self, tag: str, numeric: bool) -> Series:
@@ -43,35 +39,19 @@ class RunState:
         return series
 
     def _purge_tags(self, step: int, tags) -> None:
-        for tag in tags:
+        for tag in list(self.series) if tags is None else tags:
             series = self.series.get(tag)
             if series is not None:
                 series.purge_from(step)
-
-    def is_new_style(self) -> bool:
-        """True when restarts are told by SessionLog START (file version 2), not by step order."""
-        return bool(self.file_version and self.file_version >= 2)
 
     # -- events decoded by protobuf (already migrated) -------------------------------------------
     def process_event(self, event: event_pb2.Event) -> None:
         """One migrated Event, handled as upstream's plugin EventAccumulator handles it."""
         if self.first_wall is None:
             self.first_wall = event.wall_time
-        if event.HasField("file_version"):
-            self.file_version = parse_file_version(event.file_version)
-        has_summary = event.HasField("summary")
         if self._purge:
-            if self.is_new_style():
-                if event.session_log.status == _START:
-                    if self._seen_start:
-                        self._purge_tags(event.step, list(self.series))
-                    self._seen_start = True
-            elif has_summary and event.step < self.most_recent_step:
-                self._purge_tags(event.step, [v.tag for v in event.summary.value])
-            if has_summary:
-                self.most_recent_step = event.step
-                self.most_recent_wall = event.wall_time
-        if not has_summary:
+            self.rules.event(event)
+        if not event.HasField("summary"):
             return
         for value in event.summary.value:
             if value.HasField("metadata") and value.tag not in self.metadata:
@@ -111,9 +91,8 @@ class RunState:
         their steps would purge (the caller then sends them one by one through process_event)."""
         if not len(steps):
             return True
-        if self._purge and not self.is_new_style():
-            if steps[0] < self.most_recent_step or (len(steps) > 1 and (np.diff(steps) < 0).any()):
-                return False
+        if self._purge and not self.rules.purges_none(steps):
+            return False
         if self.first_wall is None:
             self.first_wall = float(walls[0])
         for index, tag in enumerate(tags):
@@ -121,8 +100,7 @@ class RunState:
                 meta = self.metadata[tag] = tag_metadata[tag]
                 self.plugins.setdefault(meta.plugin_data.plugin_name, {})[tag] = meta.plugin_data.content
         if self._purge:
-            self.most_recent_step = int(steps[-1])
-            self.most_recent_wall = float(walls[-1])
+            self.rules.added(int(steps[-1]), float(walls[-1]))
         if len(tags) == 1:
             self._scalar_series(tags[0]).add_many(steps, walls, values)
             return True

@@ -7,9 +7,7 @@ import logging
 import os
 import threading
 import time
-import warnings
 
-from tensorboard.reader._scan import TruncatedTailWarning
 from tensorboard.serving._logdir import Logdir
 from tensorboard.serving.provider import StandaloneDataProvider
 
@@ -56,8 +54,6 @@ class StandaloneDataIngester:
 
     def start(self) -> None:
         """Reads the logdir, then again every --reload_interval seconds (0: once), as upstream's loader."""
-        # A growing file often ends inside a record between reloads: that is no damage, say nothing.
-        warnings.filterwarnings("ignore", category=TruncatedTailWarning)
         if self._task == "blocking":
             if self._interval != 0:
                 raise ValueError("blocking reload only allowed with load_interval=0")

@@ -145,7 +145,7 @@ class StructureMethods:
         found = {tag for tag in tags if tag in self._tag_fields}
         if found == tags:
             return found
-        from tensorboard.reader._runs import read_runs
+        from tensorboard.reader._events import read_runs
 
         self.flush()
         try:

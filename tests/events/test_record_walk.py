@@ -8,7 +8,7 @@ import struct
 import numpy as np
 import pytest
 
-from tensorboard.reader import _scan
+from tensorboard.events import scan as _scan
 
 
 def one_at_a_time(buf: bytes, n: int) -> list[int]:
@@ -45,14 +45,14 @@ def test_walk_matches_the_record_by_record_walk(seed):
     for name, lengths in shapes.items():
         buf = records(lengths)
         for n in (len(buf), len(buf) - int(rng.integers(1, 30)), int(rng.integers(0, len(buf)))):
-            assert _scan._walk(buf, n).tolist() == one_at_a_time(buf, n), (name, n)
+            assert _scan.walk(buf, n).tolist() == one_at_a_time(buf, n), (name, n)
 
 
 def test_walk_of_garbage_and_tiny_buffers():
     rng = np.random.default_rng(7)
     for size in (0, 5, 11, 12, 13, 100, 10_000):
         buf = rng.integers(0, 256, size, dtype=np.uint8).tobytes()
-        assert _scan._walk(buf, len(buf)).tolist() == one_at_a_time(buf, len(buf))
+        assert _scan.walk(buf, len(buf)).tolist() == one_at_a_time(buf, len(buf))
     # a run of one length ending in an impossible length: the walk stops where the chain leaves the buffer
     buf = records([30] * 500) + struct.pack("<Q", 2**63) + bytes(40)
-    assert _scan._walk(buf, len(buf)).tolist() == one_at_a_time(buf, len(buf))
+    assert _scan.walk(buf, len(buf)).tolist() == one_at_a_time(buf, len(buf))

@@ -8,10 +8,8 @@ import re
 from array import array
 from dataclasses import dataclass
 
-from tensorboard.reader._kinds import ALL_EVENT_TYPES, AUDIO, HISTOGRAMS, HPARAMS, IMAGES, SCALARS, TENSORS, TEXT
-from tensorboard.reader._store import KindStore, RunData
-
-_TEXT_SUFFIX = "/text_summary"
+from tensorboard.logdir.kinds import ALL_EVENT_TYPES, AUDIO, HISTOGRAMS, HPARAMS, IMAGES, SCALARS, TENSORS, TEXT, text_name
+from tensorboard.logdir.run_data import KindStore, RunData
 
 
 def compile_pattern(name: str, pattern) -> re.Pattern | None:
@@ -72,8 +70,8 @@ class Selection:
                    ALL_EVENT_TYPES if kinds is None else frozenset(kinds))
 
     def wants_run(self, run: str) -> bool:
-        """Whether run `run` ("." for the top directory, matched as "") is read at all."""
-        return self.runs is None or bool(self.runs.search("" if run == "." else run))
+        """Whether run `run` (named by `logdir.names`: "." for the top directory) is read at all."""
+        return self.runs is None or bool(self.runs.search(run))
 
     @property
     def trims(self) -> bool:
@@ -101,8 +99,8 @@ class Selection:
     def _name_matches(self, name: str, text_tags: set | None) -> bool:
         if self.tags is None:
             return True
-        if text_tags is not None and name in text_tags and name.endswith(_TEXT_SUFFIX):
-            name = name[:-len(_TEXT_SUFFIX)]  # text tags are matched as their frames show them
+        if text_tags is not None and name in text_tags:
+            name = text_name(name)  # text tags are matched as their frames show them
         return bool(self.tags.search(name))
 
     def _trim(self, store: KindStore, text_tags: set | None) -> KindStore:

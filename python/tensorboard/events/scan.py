@@ -6,34 +6,23 @@ import struct
 import warnings
 from typing import BinaryIO, Iterator
 
-from tensorboard.events.crc32c import crc32c
-from tensorboard.reader._crc_columns import COLUMN_MAX_LENGTH, COLUMN_MIN_RECORDS, crc_columns
-from tensorboard.events.record import MAX_RECORD_BYTES, CorruptRecordError, _read_bounded
+from tensorboard.events.crc32c import MASK_DELTA, crc32c
+from tensorboard.events.crc_columns import COLUMN_MAX_LENGTH, COLUMN_MIN_RECORDS, crc_columns
+from tensorboard.events.record import MAX_RECORD_BYTES, CorruptEventFileError, TruncatedTailWarning, read_bounded
 
 _LEN = struct.Struct("<Q").unpack_from
 CHUNK_BYTES = 1 << 20  # 1 MiB: big enough to amortise reads and NumPy calls, small enough to keep memory flat
 
 
-class CorruptEventFileError(CorruptRecordError):
-    """An event file is damaged before its end (bad CRC, impossible length, unparsable event)."""
-
-
-class TruncatedTailWarning(UserWarning):
-    """An event file ends inside a record (its writer was killed mid-write); the partial record is skipped."""
-
-
-class DamagedFileWarning(UserWarning):
-    """A damaged event file was cut short at the damage because the caller asked to skip damaged files."""
-
-
-def scan_spans(stream: BinaryIO, path: str, chunk_bytes: int = CHUNK_BYTES,
-               on_truncated=None, start: int = 0) -> Iterator[tuple]:
+def scan_spans(stream: BinaryIO, path: str | None, chunk_bytes: int = CHUNK_BYTES,
+               on_truncated=None, start: int = 0, warn_truncated: bool = True) -> Iterator[tuple]:
     """Yields (buffer, file offset of buffer[0], payload starts, payload ends as int64 arrays) per chunk;
     `start` is the file offset of the stream's position (offsets in errors and warnings are the file's).
 
     Raises CorruptEventFileError (naming `path` and the record's byte offset) on a CRC mismatch or
-    an impossible length, after yielding the records before it; warns TruncatedTailWarning (and calls
-    `on_truncated(offset)`) and stops when the file ends inside a record.
+    an impossible length, after yielding the records before it. When the file ends inside a record
+    it stops, calls `on_truncated(offset)` and, with `warn_truncated`, warns TruncatedTailWarning (a
+    reader of a file still being written passes False: a cut tail is no damage there).
     """
     import numpy as np
 
@@ -45,12 +34,12 @@ def scan_spans(stream: BinaryIO, path: str, chunk_bytes: int = CHUNK_BYTES,
     eof = False
     while not eof:
         want = max(chunk_bytes, need - len(buf))
-        more = _read_bounded(read, want) if want > chunk_bytes else read(want)
+        more = read_bounded(read, want) if want > chunk_bytes else read(want)
         if len(more) < want:
             eof = True
         buf = buf + more if buf else more
         n = len(buf)
-        positions = _walk(buf, n)  # the record chain: each record's length says where the next starts
+        positions = walk(buf, n)  # the record chain: each record's length says where the next starts
         if not len(positions):
             if eof:
                 break
@@ -63,7 +52,7 @@ def scan_spans(stream: BinaryIO, path: str, chunk_bytes: int = CHUNK_BYTES,
         head_crcs = heads[:, 8:].view("<u4").ravel()
         bad_head = _first_bad_head(buf, positions, lengths, head_crcs, heads_ok)
         if bad_head is not None:
-            damage = _head_damage(int(lengths[bad_head]), int(head_crcs[bad_head]), heads_ok)
+            damage = head_damage(int(lengths[bad_head]), int(head_crcs[bad_head]), heads_ok)
             positions, lengths = positions[:bad_head], lengths[:bad_head]
         pos = pos[:len(positions)]
         ends = pos + 12 + lengths.astype(np.int64)
@@ -99,8 +88,9 @@ def scan_spans(stream: BinaryIO, path: str, chunk_bytes: int = CHUNK_BYTES,
     if buf:
         if on_truncated is not None:
             on_truncated(base)
-        warnings.warn(f"{path} at byte {base}: file ends inside a record ({len(buf)} bytes); "
-                      "skipping the partial record", TruncatedTailWarning, stacklevel=3)
+        if warn_truncated:
+            warnings.warn(f"{path} at byte {base}: file ends inside a record ({len(buf)} bytes); "
+                          "skipping the partial record", TruncatedTailWarning, stacklevel=3)
 
 
 _STRIDE_FIRST = 64  # records a stride guess checks at first; doubled while guesses hold, up to _STRIDE_MOST
@@ -108,7 +98,7 @@ _STRIDE_MOST = 1 << 16
 _STEP_BY_STEP = 32  # records walked one at a time after a guess that held for fewer than this
 
 
-def _walk(buf: bytes, n: int):
+def walk(buf: bytes, n: int):
     """Offsets (int64 array) of the records in buf[:n] whose 12-byte header is there: each length says
     where the next record starts.
 
@@ -156,7 +146,7 @@ def _impossible(length: int) -> str:
     return f"impossible record length {length} (more than {MAX_RECORD_BYTES} bytes)"
 
 
-def _head_damage(length: int, head_crc: int, heads_ok: dict) -> str:
+def head_damage(length: int, head_crc: int, heads_ok: dict) -> str:
     """What is wrong with a record header `_first_bad_head` found: its length CRC, or a length no record has."""
     if heads_ok.get(length) == head_crc and length > MAX_RECORD_BYTES:
         return _impossible(length)
@@ -179,7 +169,7 @@ def bad_heads(lengths, head_crcs, heads_ok: dict):
     for length in np.unique(lengths).tolist():
         if length not in heads_ok:
             c = crc32c(struct.pack("<Q", length))
-            heads_ok[length] = (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+            heads_ok[length] = (((c >> 15) | (c << 17)) + MASK_DELTA) & 0xFFFFFFFF
     expected = np.fromiter((heads_ok[x] for x in lengths.tolist()), np.uint64, len(lengths)) \
         if len(heads_ok) > 64 else _lookup(heads_ok, lengths)
     return (expected != head_crcs) | (lengths > MAX_RECORD_BYTES)
@@ -219,7 +209,7 @@ def bad_payloads(buf: bytes, mv: memoryview, starts, ends):
     s = np.asarray(starts, np.int64)
     e = np.asarray(ends, np.int64)
     stored = data[e[:, None] + np.arange(4)].copy().view("<u4").ravel().astype(np.uint64)
-    rot = (stored - 0xA282EAD8) & 0xFFFFFFFF  # unmask: subtract the delta, rotate left by 15
+    rot = (stored - MASK_DELTA) & 0xFFFFFFFF  # unmask: subtract the delta, rotate left by 15
     unmasked = (((rot >> 17) | (rot << 15)) & 0xFFFFFFFF).astype(np.uint32)
     lengths = e - s
     order = np.argsort(lengths, kind="stable")

@@ -6,8 +6,9 @@ import struct
 import warnings
 from typing import BinaryIO
 
-from tensorboard.reader._scan import CorruptEventFileError, DamagedFileWarning, scan_spans
-from tensorboard.reader._store import RunData, histo_row
+from tensorboard.events.record import CorruptEventFileError, DamagedFileWarning
+from tensorboard.events.scan import scan_spans
+from tensorboard.logdir.run_data import RunData, histo_row
 
 _BULK_MIN = 64  # shorter chunks of plain scalars are cheaper one by one
 
@@ -123,6 +124,7 @@ def _one_by_one(run: RunData, buf: bytes, base: int, starts: list[int], ends: li
     s_tags, s_steps, s_walls = scalars.tags.append, scalars.steps.append, scalars.walls.append
     s_files, s_values = scalars.files.append, scalars.values.append  # purges edit columns in place
     scalar_keys, histo_keys = run.scalar_keys, run.histo_keys
+    rules = run.rules
     d, f = _D, _F
     for i in range(lo, hi):
         start = pos = starts[i]
@@ -160,10 +162,10 @@ def _one_by_one(run: RunData, buf: bytes, base: int, starts: list[int], ends: li
                         if buf[pos] == 0x0A and buf[end - 5] == 0x15 and buf[pos + 1] == end - pos - 2:
                             tid = scalar_keys.get(buf[pos + 2:end - 4])
                             if tid is not None:
-                                if step < run.most_recent_step:
-                                    run.summary_step(step, [scalars.tag_names[tid]])
+                                if step < rules.most_recent_step:
+                                    rules.summary_step(step, [scalars.tag_names[tid]])
                                 else:
-                                    run.most_recent_step = step
+                                    rules.most_recent_step = step
                                 s_tags(tid)
                                 s_steps(step)
                                 s_walls(wall)
@@ -205,10 +207,10 @@ def _one_by_one(run: RunData, buf: bytes, base: int, starts: list[int], ends: li
                 event = event_pb2.Event.FromString(buf[start:end])
                 run.process_event(event, file_id)
                 continue
-            if step < run.most_recent_step:
-                run.summary_step(step, [scalars.tag_names[v[0]] if len(v) == 2 else v[1] for v in fast])
+            if step < rules.most_recent_step:
+                rules.summary_step(step, [scalars.tag_names[v[0]] if len(v) == 2 else v[1] for v in fast])
             else:
-                run.most_recent_step = step
+                rules.most_recent_step = step
             for v in fast:
                 if len(v) == 2:
                     s_tags(v[0])
@@ -259,7 +261,7 @@ def bulk_columns(buf: bytes, starts, ends):
     are plain scalars for column-wise decoding to pay (they all go one by one)."""
     if len(starts) < _BULK_MIN:
         return None
-    from tensorboard.reader._bulk import key_ids, plain_scalars
+    from tensorboard.logdir.bulk import key_ids, plain_scalars
     import numpy as np
 
     ok, steps, walls, values, key_start, key_len = plain_scalars(buf, starts, ends)
@@ -292,10 +294,8 @@ def _append_bulk(run: RunData, bulk, lo: int, hi: int, file_id: int) -> bool:
 
     steps, walls, values, key_of, keys = bulk
     seg_steps = steps[lo:hi]
-    if not (run.file_version and run.file_version >= 2):
-        # an out-of-order step without a version-2 header purges: leave that to the per-event path
-        if seg_steps[0] < run.most_recent_step or (len(seg_steps) > 1 and (np.diff(seg_steps) < 0).any()):
-            return False
+    if not run.rules.purges_none(seg_steps):  # steps that purge go through the per-event path
+        return False
     store = run.scalars
     seg_keys = key_of[lo:hi]
     used, first = np.unique(seg_keys, return_index=True)
@@ -312,5 +312,5 @@ def _append_bulk(run: RunData, bulk, lo: int, hi: int, file_id: int) -> bool:
     store.walls.frombytes(walls[lo:hi].astype(np.float64).tobytes())
     store.files.frombytes(np.full(hi - lo, file_id, np.int32).tobytes())
     store.values.frombytes(values[lo:hi].astype(np.float64).tobytes())
-    run.most_recent_step = int(seg_steps[-1])
+    run.rules.added(int(seg_steps[-1]), float(walls[hi - 1]))
     return True

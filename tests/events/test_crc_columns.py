@@ -2,7 +2,7 @@
 import numpy as np
 
 from tensorboard.events.crc32c import crc32c, crc32c_python
-from tensorboard.reader._crc_columns import COLUMN_MAX_LENGTH, crc_columns
+from tensorboard.events.crc_columns import COLUMN_MAX_LENGTH, crc_columns
 
 
 def test_matches_native_crc_for_every_short_length():

@@ -51,7 +51,7 @@ def list_files(storage, root: str) -> dict[str, int]:
     1,000 keys) instead of a listing per directory; fsspec's listing cache is refreshed first."""
     fs = storage.fs
     fs.invalidate_cache()
-    found = fs.find(storage._strip(root), withdirs=False, detail=True)
+    found = fs.find(storage.strip_protocol(root), withdirs=False, detail=True)
     return {f"{storage.protocol}://{path}": int(info.get("size") or 0)
             for path, info in found.items() if info.get("type", "file") != "directory"}
 
@@ -84,7 +84,7 @@ def _fetch(storage, files: list[ObjectFile]) -> list[bytes]:
     if not want:
         return [b""] * len(files)
     fs = storage.fs
-    paths = [storage._strip(f.url) for f in want]
+    paths = [storage.strip_protocol(f.url) for f in want]
     if any(f.start for f in want):  # reads from an offset: ranged GETs up to the listed ends
         got = fs.cat_ranges(paths, [f.start for f in want], [f.size for f in want], batch_size=len(want),
                             on_error="return")
@@ -178,12 +178,3 @@ class _Prefetch:
         if self._thread is not None:
             self._thread.join()
         self._thread = self._batch = self._result = None
-
-
-def relative_run(root: str, url: str) -> tuple[str, tuple[str, ...]]:
-    """(run name, sort key) of the event file `url` below the directory URL `root`: the run is the
-    file's directory relative to `root` ("." for `root` itself)."""
-    rel = posixpath.relpath(url, root.rstrip("/") or "/")
-    parts = tuple(rel.split("/"))
-    run = "/".join(parts[:-1]) or "."
-    return run, parts

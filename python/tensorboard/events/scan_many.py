@@ -1,14 +1,15 @@
 """Record scanning of many small byte strings at once (the new bytes of many event files): one joined
 buffer, every record's lengths and CRCs checked in a few NumPy calls for all of them, so a logdir of
 thousands of small files costs what one large file costs, not thousands of scans. The checks and
-the damage reported are those of `scan_spans`, file by file."""
+the damage reported are those of `scan.scan_spans`, file by file."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from tensorboard.reader._scan import CorruptEventFileError, _head_damage, _walk, bad_heads, bad_payloads
+from tensorboard.events.record import CorruptEventFileError
+from tensorboard.events.scan import bad_heads, bad_payloads, head_damage, walk
 
 
 @dataclass
@@ -46,7 +47,7 @@ def scan_tails(tails: list[bytes]) -> tuple[bytes, np.ndarray, np.ndarray, list[
     start at a record boundary."""
     joined = b"".join(tails)
     bases = np.cumsum([0] + [len(t) for t in tails[:-1]]).tolist() if tails else []
-    walks = [_walk(tail, len(tail)) + base for tail, base in zip(tails, bases)]
+    walks = [walk(tail, len(tail)) + base for tail, base in zip(tails, bases)]
     pos = np.concatenate(walks) if walks else np.zeros(0, np.int64)
     data = np.frombuffer(joined, np.uint8)
     heads = data[pos[:, None] + np.arange(12)].copy() if len(pos) else np.zeros((0, 12), np.uint8)
@@ -67,15 +68,15 @@ def scan_tails(tails: list[bytes]) -> tuple[bytes, np.ndarray, np.ndarray, list[
     finally:
         mv.release()
     scans, first = [], 0
-    for walk, base in zip(walks, bases):
-        n = len(walk)
+    for chain, base in zip(walks, bases):
+        n = len(chain)
         wrong = np.flatnonzero(bad_head[first:first + n] | bad_payload[first:first + n])
         whole = int(np.count_nonzero(complete[first:first + n]))  # complete ones precede a partial last
         if len(wrong):
             j = int(wrong[0])
             at = first + j
             in_header = bool(bad_head[at])
-            damage = _head_damage(int(lengths[at]), int(head_crcs[at]), heads_ok) if in_header \
+            damage = head_damage(int(lengths[at]), int(head_crcs[at]), heads_ok) if in_header \
                 else "payload CRC mismatch"
             scans.append(TailScan(first, j, int(pos[at]) - base, damage, in_header))
         else:

@@ -1,15 +1,14 @@
 """What one run holds once read: column stores per kind, filled the way upstream's EventAccumulator
-fills its reservoirs (first metadata per tag wins; SessionLog START or an out-of-order step purges)."""
+fills its reservoirs (first metadata per tag wins; restarts purge by `logdir.purge`'s rules)."""
 from __future__ import annotations
 
 import bisect
 from array import array
 from typing import Any
 
-from tensorboard.events.file_names import parse_file_version
+from tensorboard.logdir.purge import EVENT_ACCUMULATOR, PurgeRules
 from tensorboard.src import event_pb2
 
-_START = 1  # SessionLog.START
 SESSION_START_TAG = "_hparams_/session_start_info"  # the hparams plugin's tag of a run's hyperparameters
 
 
@@ -96,8 +95,7 @@ class RunData:
         self.plugin_content: dict[str, dict[str, bytes]] = {}  # plugin -> tag -> content (first seen)
         self.session_starts: dict[int, bytes] = {}  # file id -> its first hparams session start info
         self.metadata_tags: set[str] = set()
-        self.file_version: float | None = None
-        self.most_recent_step = -1
+        self.rules = PurgeRules(self.purge, EVENT_ACCUMULATOR)  # restarts, as EventAccumulator tells them
         self.scalar_keys: dict[bytes, int] = {}  # raw 'tag + simple_value key' bytes -> scalar tag id
         self.histo_keys: dict[bytes, str] = {}   # raw 'tag + histo key' bytes -> tag
 
@@ -110,28 +108,10 @@ class RunData:
         for store in (self.scalars, self.histograms, self.images, self.audio):
             store.purge(step, tags)
 
-    def summary_step(self, step: int, tags) -> None:
-        """EventAccumulator's orphan check for an event with a summary: in files without a version 2
-        header, a step below the most recent one purges the tags' later steps and leaves the most
-        recent step as it is; any other step becomes the most recent. (Callers inline the common
-        case, a step that is not lower.)"""
-        if step >= self.most_recent_step:
-            self.most_recent_step = step
-        elif not (self.file_version and self.file_version >= 2):
-            self.purge(step, set(tags))
-
     def process_event(self, event: event_pb2.Event, file_id: int) -> None:
         """One decoded Event, handled as upstream's EventAccumulator handles it."""
-        if event.HasField("file_version"):
-            self.file_version = parse_file_version(event.file_version)
+        self.rules.event(event)
         has_summary = event.HasField("summary")
-        if self.file_version and self.file_version >= 2:
-            if event.HasField("session_log") and event.session_log.status == _START:
-                self.purge(event.step)
-        elif has_summary and event.step < self.most_recent_step:
-            self.purge(event.step, {v.tag for v in event.summary.value})
-        else:  # every event that purged nothing, a header or a SessionLog too (EventAccumulator's rule)
-            self.most_recent_step = event.step
         if not has_summary:
             return
         step, wall = event.step, event.wall_time

@@ -1,7 +1,7 @@
 """KindStore.purge against a brute-force model: random appends and purges (tag sets, all tags)."""
 import random
 
-from tensorboard.reader._store import KindStore
+from tensorboard.logdir.run_data import KindStore
 
 
 def test_purges_match_a_brute_force_model_whatever_the_order():

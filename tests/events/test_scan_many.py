@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from tensorboard.events.record import frame
-from tensorboard.reader._scan import CorruptEventFileError, TruncatedTailWarning, scan_spans
-from tensorboard.reader._scan_many import scan_tails
+from tensorboard.events.scan import CorruptEventFileError, TruncatedTailWarning, scan_spans
+from tensorboard.events.scan_many import scan_tails
 
 
 def alone(data: bytes) -> tuple[list[bytes], int, str | None]:

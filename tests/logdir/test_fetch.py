@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("fsspec")
 
 from tensorboard.events.storage import storage_for  # noqa: E402
-from tensorboard.reader import _fetch  # noqa: E402
-from tensorboard.reader._fetch import ObjectFile, fetch_batches, plan_fetches  # noqa: E402
+from tensorboard.logdir import fetch as _fetch  # noqa: E402
+from tensorboard.logdir.fetch import ObjectFile, fetch_batches, plan_fetches  # noqa: E402
 
 HANG_GUARD = 120  # seconds: only a deadlock would wait this long
 

@@ -2,9 +2,8 @@
 of each metric the experiment names, read from the run stores (no pandas needed for the rows)."""
 from __future__ import annotations
 
-import os
-
-from tensorboard.reader._store import RunData
+from tensorboard.logdir.names import TOP_RUN
+from tensorboard.logdir.run_data import RunData
 
 EXPERIMENT_TAG = "_hparams_/experiment"
 
@@ -21,11 +20,6 @@ def _value(value):
     return listed[0][1] if listed else None
 
 
-def _run_name(run: RunData) -> str:
-    """The run's name as export and tbparse give it: its directory relative to the logdir, "" for the top."""
-    return "" if run.name == "." else run.name.replace(os.sep, "/")
-
-
 def metric_tags(runs: list[RunData]) -> list[tuple[str, str]]:
     """(group, tag) of every metric, first seen first: those the first experiment summary names, or
     without one (as upstream's plugin infers them) every scalar tag of a session's run and the runs
@@ -35,10 +29,10 @@ def metric_tags(runs: list[RunData]) -> list[tuple[str, str]]:
         if content is not None:
             infos = _decode(content).experiment.metric_infos
             return list(dict.fromkeys((info.name.group, info.name.tag) for info in infos))
-    sessions = [_run_name(run) for run in runs if run.session_starts]
+    sessions = [run.name for run in runs if run.session_starts]
     seen: dict[tuple[str, str], None] = {}
     for run in runs:
-        name = _run_name(run)
+        name = run.name
         for session in sessions:
             if session == "" or name == session or name.startswith(session + "/"):
                 group = "" if name == session else (name if session == "" else name[len(session) + 1:])
@@ -65,7 +59,7 @@ def hparams_rows(runs: list[RunData]) -> list[dict]:
     "metrics": {tag: final value or None}}; a metric's value is the last scalar of its tag in the run
     (or in the sub-run its group names), runs in the order given."""
     metrics = metric_tags(runs)
-    by_name = {_run_name(run): run for run in runs}
+    by_name = {run.name: run for run in runs}
     rows = []
     for run in runs:
         if not run.session_starts:
@@ -78,11 +72,11 @@ def hparams_rows(runs: list[RunData]) -> list[dict]:
         values: dict[str, float | None] = {}
         for group, tag in metrics:
             source = own
-            if group and group != ".":
-                sub = by_name.get(group if run.name == "." else f"{_run_name(run)}/{group}")
+            if group and group != TOP_RUN:
+                sub = by_name.get(group if run.name == TOP_RUN else f"{run.name}/{group}")
                 source = _last_scalars(sub) if sub is not None else {}
-            values[tag if not group or group == "." else f"{group}/{tag}"] = source.get(tag)
-        rows.append({"run": _run_name(run), "hparams": hparams, "metrics": values})
+            values[tag if not group or group == TOP_RUN else f"{group}/{tag}"] = source.get(tag)
+        rows.append({"run": run.name, "hparams": hparams, "metrics": values})
     return rows
 
 

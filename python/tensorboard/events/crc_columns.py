@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from tensorboard.events.crc32c import _TABLE, crc32c
+from tensorboard.events.crc32c import TABLE, crc32c
 
 COLUMN_MAX_LENGTH = 192  # longer payloads: one native call per record is already cheaper per byte
 COLUMN_MIN_RECORDS = 16  # fewer records: the per-call overhead of native CRCs is smaller than NumPy's
@@ -21,7 +21,7 @@ def _position_tables(length: int):
     """(length, 256) uint32: row i maps a byte at position i to its linear CRC contribution."""
     import numpy as np
 
-    table = np.asarray(_TABLE, np.uint32)
+    table = np.asarray(TABLE, np.uint32)
     out = np.empty((length, 256), np.uint32)
     out[length - 1] = table
     for i in range(length - 2, -1, -1):  # one more zero byte after position i

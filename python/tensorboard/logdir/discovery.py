@@ -1,0 +1,135 @@
+"""Runs and their event files below a logdir, on local disks and object stores: one predicate for what
+an event file is, one walk of a local tree, one recursive listing of an object store, and the run
+names of `logdir.names`. The reader, the report, the sweep tools and the UI's provider all find runs
+here."""
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from tensorboard.events.file_names import is_summary_events_file
+from tensorboard.events.storage import is_remote, storage_for
+from tensorboard.logdir.fetch import is_object_store, list_files, reading_options
+from tensorboard.logdir.names import TOP_RUN, run_name
+
+
+def is_event_file(name: str) -> bool:
+    """True for the files upstream TensorBoard loads as event files: 'tfevents' in the name, and no
+    '.profile-empty' placeholder (what the profiler plugin leaves in a run directory)."""
+    return is_summary_events_file(posixpath.basename(name.replace(os.sep, "/")))
+
+
+@dataclass
+class Listing:
+    """One look at a logdir: its storage, its runs [(name, [event file paths in name order])] in
+    depth-first name order, each file's listed size (object stores only) and whether it is a directory."""
+
+    storage: object
+    runs: list[tuple[str, list[str]]]
+    sizes: dict[str, int] = field(default_factory=dict)
+    is_dir: bool = True
+
+    def only(self, wanted: Callable[[str], bool]) -> "Listing":
+        """The runs whose name `wanted` accepts (nothing is fetched for the others)."""
+        return Listing(self.storage, [(run, paths) for run, paths in self.runs if wanted(run)], self.sizes,
+                       self.is_dir)
+
+
+def open_storage(log_path: str, storage_options: dict | None, check: bool = True, concurrency: int | None = None):
+    """The storage of `log_path`; with `check`, a FileNotFoundError when it does not exist."""
+    storage = storage_for(log_path, **reading_options(log_path, storage_options, concurrency))
+    if check and not storage.exists(log_path):
+        raise FileNotFoundError(f"log path not found: {log_path}")
+    return storage
+
+
+def list_runs(log_path: str | os.PathLike, storage_options: dict | None = None, storage=None,
+              concurrency: int | None = None) -> Listing:
+    """The runs below `log_path` (a directory, one event file, or an fsspec URL of either).
+
+    A file path gives one run "." holding that file. An object store is listed once, recursively,
+    with no existence or directory probe before: a listing that finds nothing is followed by one look
+    at the path itself (a file, an empty directory, or FileNotFoundError). `storage`: an already
+    opened storage to reuse.
+    """
+    log_path = os.fspath(log_path)
+    remote = storage is not None and is_object_store(storage)
+    if storage is None:
+        remote = is_remote(log_path)
+        storage = open_storage(log_path, storage_options, check=not remote, concurrency=concurrency)
+    log_path = storage.canonical(log_path)  # file:///x reads /x
+    if remote:
+        return _list_object_store(storage, log_path)
+    if not storage.isdir(log_path):
+        return Listing(storage, [(TOP_RUN, [log_path])], {}, False)
+    found = []
+    for directory, names in event_directories(storage, log_path):
+        parts = directory_parts(log_path, directory)
+        found.extend((parts + (name,), run_name(parts), storage.join(directory, name)) for name in names)
+    return Listing(storage, _group(found), {}, True)
+
+
+def _list_object_store(storage, log_path: str) -> Listing:
+    root = log_path.rstrip("/")
+    listing = list_files(storage, root)
+    stripped = storage.strip_protocol(root)
+    if not listing or [storage.strip_protocol(url) for url in listing] == [stripped]:
+        try:
+            info = storage.fs.info(stripped)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"log path not found: {log_path}") from None
+        if info.get("type") != "directory":
+            return Listing(storage, [(TOP_RUN, [log_path])], {log_path: int(info.get("size") or 0)}, False)
+    found, sizes = [], {}
+    for directory, files in object_store_runs(root, listing).items():
+        parts = directory_parts(root, directory)
+        for name, size in files.items():
+            url = f"{directory}/{name}"
+            found.append((parts + (name,), run_name(parts), url))
+            sizes[url] = size
+    return Listing(storage, _group(found), sizes, True)
+
+
+def _group(found: list[tuple[tuple, str, str]]) -> list[tuple[str, list[str]]]:
+    """(sort key, run, path) triples as [(run, [paths])], depth-first by name."""
+    found.sort(key=lambda item: item[0])
+    runs: dict[str, list[str]] = {}
+    for _, run, path in found:
+        runs.setdefault(run, []).append(path)
+    return list(runs.items())
+
+
+def event_directories(storage, root: str, sort: bool = True) -> Iterator[tuple[str, list[str]]]:
+    """(directory, its event file names in name order) for each directory below `root` (itself
+    included) that holds any, depth-first by name (`sort=False`, local disks only: in the file
+    system's order, as upstream's server lists runs); links to directories are followed as upstream does."""
+    for directory, files in storage.walk(root) if sort else storage.walk(root, sort=False):
+        names = [name for name in files if is_event_file(name)]
+        if names:
+            yield directory, names
+
+
+def object_store_runs(root: str, listing: dict[str, int]) -> dict[str, dict[str, int]]:
+    """Run directory URL -> {event file name: listed size}, from one recursive listing of `root`."""
+    runs: dict[str, dict[str, int]] = {}
+    for url, size in listing.items():
+        directory, name = url.rsplit("/", 1)
+        if is_event_file(name):
+            runs.setdefault(directory, {})[name] = size
+    return runs
+
+
+def directory_parts(root: str, directory: str) -> tuple[str, ...]:
+    """The parts of `directory` below the logdir `root` (local paths, or URLs of an object store)."""
+    if "://" in root:
+        root, directory = root.rstrip("/"), directory.rstrip("/")
+        return () if directory == root else tuple(posixpath.relpath(directory, root).split("/"))
+    root, directory = root.rstrip(os.sep) or os.sep, directory.rstrip(os.sep) or os.sep
+    return () if directory == root else tuple(os.path.relpath(directory, root).split(os.sep))
+
+
+def directory_run(root: str, directory: str) -> str:
+    """The run of `directory` below the logdir `root` (see `logdir.names`)."""
+    return run_name(directory_parts(root, directory))

@@ -1,0 +1,54 @@
+"""The output files of the front doors (`tensorboard export` tables, datasets and pages): an existing
+file is refused unless forced, and a file is written beside its place and renamed in when complete,
+so a reader never sees half of one and a failed write leaves nothing behind."""
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Any, Callable
+
+
+def check_out(out: str, force: bool) -> None:
+    """Raises FileExistsError for an existing `out` unless `force` (a directory is refused even then)."""
+    if os.path.isdir(out):
+        raise IsADirectoryError(f"--out {out!r} is a directory")
+    if os.path.lexists(out) and not force:
+        raise FileExistsError(f"--out {out!r} exists; pass --force to replace it")
+
+
+def write_atomically(out: str, force: bool, write: Callable[[str], None]) -> None:
+    """`write(tmp)` fills a temporary file beside `out`, which is then renamed into place."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(out)), prefix=".tmp-",
+                               suffix="-" + os.path.basename(out))
+    os.close(fd)
+    try:
+        write(tmp)
+        os.chmod(tmp, 0o644)
+        _move_into_place(tmp, out, force)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _move_into_place(tmp: str, out: str, force: bool) -> None:
+    """Renames `tmp` to `out`; without `force`, never over a file that appeared meanwhile (a hard link
+    fails if `out` exists; where links are unsupported, a last check before the rename)."""
+    if force:
+        os.replace(tmp, out)
+        return
+    try:
+        os.link(tmp, out)
+    except FileExistsError:
+        raise FileExistsError(f"--out {out!r} exists; pass --force to replace it") from None
+    except OSError:
+        check_out(out, force)
+        os.replace(tmp, out)
+    else:
+        os.unlink(tmp)
+
+
+def plain_cell(value: Any) -> Any:
+    """A cell JSON, CSV and Parquet can hold: arrays become (nested) lists."""
+    tolist = getattr(value, "tolist", None)
+    return tolist() if tolist is not None and not isinstance(value, (str, bytes)) else value

@@ -1,0 +1,90 @@
+"""Reading runs: each run's event files in name order into one RunData, so restarts purge orphaned
+steps across files as upstream does. Local files are read one after another; object-store files are
+fetched many at a time (`logdir.fetch`) and small ones decoded together (`logdir.decode_many`)."""
+from __future__ import annotations
+
+import os
+from typing import Callable, Iterator
+
+from tensorboard.logdir import fetch
+from tensorboard.logdir.decode import decode_file
+from tensorboard.logdir.decode_many import FetchedFiles
+from tensorboard.logdir.discovery import Listing, list_runs
+from tensorboard.logdir.run_data import RunData
+from tensorboard.logdir.selection import Selection
+
+OnFile = Callable[[int, int, str], None]  # (files done, files in all, path), after each file
+
+
+def read_runs(log_path: str | os.PathLike, storage_options: dict | None = None, skip_damaged: bool = False,
+              progress: OnFile | None = None, selection: Selection | None = None, storage=None,
+              concurrency: int | None = None, max_bytes: int | None = None) -> list[RunData]:
+    """Every run below `log_path`, decoded (see `iter_runs`)."""
+    return list(iter_runs(log_path, storage_options, skip_damaged, progress, selection, storage, concurrency,
+                          max_bytes))
+
+
+def iter_runs(log_path: str | os.PathLike, storage_options: dict | None = None, skip_damaged: bool = False,
+              progress: OnFile | None = None, selection: Selection | None = None, storage=None,
+              concurrency: int | None = None, max_bytes: int | None = None) -> Iterator[RunData]:
+    """The runs below `log_path` one at a time, each decoded in full before it is yielded.
+
+    `selection`: runs it does not want are not fetched; its tags, steps and kinds trim each run.
+    `progress(files_done, files_total, path)` is called after each file. On an object store, files
+    are fetched `concurrency` at a time with at most `max_bytes` in flight (see `logdir.fetch`).
+    """
+    listing = list_runs(log_path, storage_options, storage, concurrency)
+    if selection is not None:
+        listing = listing.only(selection.wants_run)
+    return read_listed(listing, skip_damaged, progress, selection, concurrency, max_bytes)
+
+
+def read_listed(listing: Listing, skip_damaged: bool = False, progress: OnFile | None = None,
+                selection: Selection | None = None, concurrency: int | None = None,
+                max_bytes: int | None = None) -> Iterator[RunData]:
+    """The runs of `listing` read from its storage, one at a time."""
+    storage, runs, sizes = listing.storage, listing.runs, listing.sizes
+    total = sum(len(paths) for _, paths in runs)
+    done = 0
+
+    def finish(data: RunData) -> RunData:
+        return selection.apply(data) if selection is not None else data
+
+    if not fetch.is_object_store(storage):
+        for run, paths in runs:
+            data = RunData(run)
+            for file_id, path in enumerate(paths):
+                data.files.append(path)
+                with storage.open_read(path) as stream:
+                    decode_file(data, stream, path, file_id, skip_damaged)
+                done += 1
+                if progress is not None:
+                    progress(done, total, path)
+            yield finish(data)
+        return
+    files = [fetch.ObjectFile(path, sizes.get(path, 0)) for _, paths in runs for path in paths]
+    owner = [(run, file_id) for run, paths in runs for file_id in range(len(paths))]
+    data = None
+    index = 0
+    for batch in fetch.fetch_batches(storage, files, concurrency or fetch.DEFAULT_CONCURRENCY,
+                                     max_bytes or fetch.DEFAULT_MAX_BYTES):
+        fetched = FetchedFiles([payload for _, payload in batch]) if batch[0][1] is not None else None
+        for i, (entry, _) in enumerate(batch):
+            run, file_id = owner[index]
+            index += 1
+            if file_id == 0:
+                if data is not None:
+                    yield finish(data)
+                data = RunData(run)
+            data.files.append(entry.url)
+            if fetched is not None:  # a batch holds either fetched files or one file to stream
+                fetched.decode(i, data, entry.url, file_id, skip_damaged)
+            else:
+                with storage.open_read(entry.url) as stream:
+                    decode_file(data, stream, entry.url, file_id, skip_damaged)
+            done += 1
+            if progress is not None:
+                progress(done, total, entry.url)
+        del batch, fetched
+    if data is not None:
+        yield finish(data)

@@ -1,0 +1,116 @@
+"""The event-by-event API (protobuf Events: `read_events`, `read_logdir`), `read_scalars`, and the
+reader's names for the engine's discovery and reading (`discover`, `read_runs`)."""
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from tensorboard.events.record import (CorruptEventFileError, CorruptRecordError, TruncatedRecordError,
+                                       TruncatedTailWarning, read_records)
+from tensorboard.events.storage import storage_for
+from tensorboard.logdir import RunData, is_event_file, list_runs, read_listed
+
+__all__ = ["EventFileReader", "LoggedEvent", "discover", "is_event_file", "read_events", "read_logdir", "read_runs",
+           "read_scalars"]
+
+
+def discover(log_path: str | os.PathLike, storage_options: dict | None = None, storage=None
+             ) -> tuple[object, list[tuple[str, list[str]]]]:
+    """(storage, [(run, [event file paths in name order])]) below `log_path`, or for one file.
+
+    Runs are directories relative to `log_path` ("." for the top), ordered depth-first by name
+    like a sorted directory listing; a file path gives one run "." holding that file. An object
+    store is listed once, recursively (`storage`: an already opened storage to reuse).
+    """
+    listing = list_runs(log_path, storage_options, storage)
+    return listing.storage, listing.runs
+
+
+def read_runs(log_path: str | os.PathLike, storage_options: dict | None = None, skip_damaged: bool = False,
+              progress: Callable[[int, int, str], None] | None = None,
+              run_filter: Callable[[str], bool] | None = None, selection=None, storage=None,
+              concurrency: int | None = None, max_bytes: int | None = None) -> list[RunData]:
+    """Every run below `log_path`, decoded; `run_filter(name)` ("." for the top run) picks runs before
+    anything of them is fetched. `progress(files_done, files_total, path)` after each file."""
+    listing = list_runs(log_path, storage_options, storage, concurrency)
+    for wanted in (run_filter, None if selection is None else selection.wants_run):
+        if wanted is not None:
+            listing = listing.only(wanted)
+    return list(read_listed(listing, skip_damaged, progress, selection, concurrency, max_bytes))
+
+
+# -- the event-by-event API (protobuf Events) ---------------------------------------------------------
+
+@dataclass
+class EventFileReader:
+    """Iterates the Events of one file. After iteration, `truncated_at` is the offset of a skipped partial tail."""
+
+    path: str
+    storage: object = None
+    truncated_at: int | None = field(default=None, init=False)
+    count: int = field(default=0, init=False)
+
+    def __iter__(self) -> Iterator:
+        from tensorboard.src import event_pb2
+
+        storage = self.storage or storage_for(self.path)
+        with storage.open_read(self.path) as stream:
+            try:
+                for rec in read_records(stream, self.path):
+                    try:
+                        event = event_pb2.Event.FromString(rec.payload)
+                    except Exception as err:  # protobuf's DecodeError and friends
+                        raise CorruptEventFileError(f"record is not an Event ({err})", rec.offset, self.path) from None
+                    self.count += 1
+                    yield event
+            except TruncatedRecordError as err:
+                self.truncated_at = err.offset
+                warnings.warn(str(err) + "; skipping the partial record", TruncatedTailWarning, stacklevel=2)
+            except CorruptRecordError as err:
+                if isinstance(err, CorruptEventFileError):
+                    raise
+                raise CorruptEventFileError(str(err).split(": ", 1)[-1], err.offset, self.path) from None
+
+
+def read_events(path: str | os.PathLike) -> Iterator:
+    """The Events of one event file, in order."""
+    return iter(EventFileReader(os.fspath(path)))
+
+
+@dataclass(frozen=True)
+class LoggedEvent:
+    """One Event of a logdir, with its run name and the file it came from."""
+
+    run: str
+    path: str
+    event: object
+
+
+def read_logdir(logdir: str | os.PathLike, storage_options: dict | None = None) -> Iterator[LoggedEvent]:
+    """Every Event below `logdir`, with its run (directory relative to `logdir`, "." for the top).
+
+    storage_options: passed to fsspec for remote logdirs (e.g. {"endpoint_url": ...} for S3).
+    """
+    storage, runs = discover(logdir, storage_options)
+    for run, paths in runs:
+        for path in paths:
+            for event in EventFileReader(path, storage):
+                yield LoggedEvent(run, path, event)
+
+
+def read_scalars(logdir: str | os.PathLike,
+                 storage_options: dict | None = None) -> dict[str, dict[str, list[tuple[int, float, float]]]]:
+    """{run: {tag: [(step, wall_time, value), ...]}} for the simple_value scalars below `logdir`.
+
+    Read with the fast decoder; restarts purge orphaned steps as upstream does.
+    """
+    out: dict[str, dict[str, list[tuple[int, float, float]]]] = {}
+    for data in read_runs(logdir, storage_options):
+        store = data.scalars
+        names = store.tag_names
+        rows = out.setdefault(data.name, {}) if len(store) else None
+        for tid, step, wall, value in zip(store.tags, store.steps, store.walls, store.values):
+            rows.setdefault(names[tid], []).append((step, wall, value))
+    return out

@@ -15,7 +15,6 @@ from tensorboard.logdir.run_data import RunData
 from tensorboard.logdir.names import run_parts, tbparse_dir_name
 from tensorboard.logdir.payloads import decode_image, decode_wav, tensor_to_numpy
 
-TRAILING = ("wall_time", "dir_name", "file_name")
 # per kind: the value columns always present, then the optional ones an extra column switches on
 _VALUE_COLUMNS = {SCALARS: (("value",), ()), TENSORS: (("value",), ()), TEXT: (("value",), ()),
                   HISTOGRAMS: (("counts", "limits"), ("max", "min", "num", "sum", "sum_squares")),

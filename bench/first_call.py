@@ -35,7 +35,6 @@ def worker(lib: str, logdir: str) -> dict:
     sys.path.insert(0, BENCH)
     import jax.numpy as jnp
     import numpy as np
-
     from async_worker import jax_slow_function, log_histogram, log_scalar, writer_for
 
     slow, x = jax_slow_function(0.3)

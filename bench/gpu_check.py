@@ -33,8 +33,8 @@ if os.path.exists(os.path.join(SOURCE, "tensorboard", "src", "graph_pb2.py")):  
 
 import tensorboard  # noqa: E402
 from tensorboard import summary  # noqa: E402
-from tensorboard.values.deferred import framework_of  # noqa: E402
 from tensorboard.reader import read_events  # noqa: E402
+from tensorboard.values.deferred import framework_of  # noqa: E402
 
 EXIT_FAILED, EXIT_NO_GPU, EXIT_NO_FRAMEWORK = 1, 3, 4
 SIZE = 1 << 20  # values per logged array

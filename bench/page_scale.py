@@ -46,7 +46,8 @@ def serving_section(extra: dict | None) -> str:
                         f"{targets.get('speedup_vs_multiplexer')}×), in {size['memory_vs_multiplexer']:.0%} of its "
                         f"memory (goal ≤ {targets.get('memory_vs_multiplexer', 0.25):.0%})")
         if "ratio_vs_native" in size:
-            line.append(f"{size['ratio_vs_native']}× the native server's time (goal ≤ {targets.get('ratio_vs_native')}×)")
+            line.append(f"{size['ratio_vs_native']}× the native server's time "
+                        f"(goal ≤ {targets.get('ratio_vs_native')}×)")
         in_process = size.get("standalone_in_process")
         if in_process:
             line.append(f"in process, a reload after the append takes {fmt(in_process['reload_after_append_s'])} s "

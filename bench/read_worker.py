@@ -35,9 +35,11 @@ def main() -> int:
     import pandas as pd
 
     if reader == "ours":
-        from tensorboard.reader import SummaryReader
-        import tensorboard.logdir.bulk, tensorboard.logdir.decode, tensorboard.reader._frames  # noqa: F401,E401
+        import tensorboard.logdir.bulk  # noqa: F401,E401
+        import tensorboard.logdir.decode
+        import tensorboard.reader._frames
         import tensorboard.src.event_pb2  # noqa: F401
+        from tensorboard.reader import SummaryReader
 
         def run():
             return getattr(SummaryReader(logdir), kind)
@@ -64,7 +66,8 @@ def main() -> int:
                 else:
                     rows = [(e.step, tag, np.array(e.histogram_value.bucket), np.array(e.histogram_value.bucket_limit))
                             for tag in acc.Tags()["histograms"] for e in acc.Histograms(tag)]
-                    frames.append(pd.DataFrame(rows, columns=["step", "tag", "counts", "limits"]).assign(dir_name=run_name))
+                    frames.append(pd.DataFrame(rows, columns=["step", "tag", "counts", "limits"])
+                                  .assign(dir_name=run_name))
             return pd.concat(frames, ignore_index=True)
     else:
         raise SystemExit(f"unknown reader {reader}")

@@ -38,7 +38,8 @@ for r in range(runs):
     with tensorboard.SummaryWriter(os.path.join(logdir, f"lr_{r:03d}")) as writer:
         for step in range(steps):
             for t in range(tags):
-                writer.add_scalar(f"group{t % 3}/metric{t:02d}", 1.0 / (1.0 + step * (r + 1) / 500) + t + noise[step, t], step)
+                writer.add_scalar(f"group{t % 3}/metric{t:02d}",
+                                  1.0 / (1.0 + step * (r + 1) / 500) + t + noise[step, t], step)
         writer.add_hparams({"lr": (r + 1) / 500, "seed": r % 5}, {})
 """
 
@@ -62,13 +63,16 @@ OPEN = """
 import sys, json
 from playwright.sync_api import sync_playwright
 with sync_playwright() as p:
-    browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox", "--disable-gpu"])
+    browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                args=["--headless", "--no-sandbox", "--disable-gpu"])
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto("file://" + sys.argv[1])
-    page.wait_for_function("() => window.tbReport && window.tbReport.ready && window.tbReport.timings.screen !== undefined",
+    page.wait_for_function("() => window.tbReport && window.tbReport.ready "
+                           "&& window.tbReport.timings.screen !== undefined",
                            timeout=600000)
     screen = page.evaluate("window.tbReport.timings.screen")  # ms since the navigation began
-    every = page.evaluate("() => { const t = performance.now(); window.tbReport.drawAll(); return performance.now() - t; }")
+    every = page.evaluate("() => { const t = performance.now(); window.tbReport.drawAll(); "
+                          "return performance.now() - t; }")
     canvases = page.evaluate("document.querySelectorAll('canvas').length")
     browser.close()
 print(json.dumps({"seconds": screen / 1000, "draw_all_seconds": every / 1000, "canvases": canvases}))
@@ -90,7 +94,8 @@ def upstream_env() -> dict:
 
 
 def run_json(python: str, code: str, args: list, env: dict, timeout: float = 3600) -> dict:
-    proc = subprocess.run([python, "-c", code, *map(str, args)], env=env, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run([python, "-c", code, *map(str, args)], env=env, capture_output=True, text=True,
+                          timeout=timeout)
     if proc.returncode != 0:
         raise RuntimeError(f"{python} failed:\n{proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -126,7 +131,8 @@ def main(argv=None) -> int:
 
             opened = [run_json(sys.executable, OPEN, [page], os.environ) for _ in range(args.reps)]
         except ImportError:
-            print("report_export: playwright is not installed: the page's opening time is not measured", file=sys.stderr)
+            print("report_export: playwright is not installed: the page's opening time is not measured",
+                  file=sys.stderr)
         export_s = statistics.median(r["seconds"] for r in ours)
         tbparse_s = statistics.median(r["seconds"] for r in peer)
         result = {
@@ -137,12 +143,14 @@ def main(argv=None) -> int:
             "page_mb": round(ours[-1]["bytes"] / 1e6, 2), "charts": ours[-1]["charts"],
             "tbparse_rows": peer[-1]["rows"],
             "open_s": None if opened is None else round(statistics.median(o["seconds"] for o in opened), 3),
-            "draw_all_s": None if opened is None else round(statistics.median(o["draw_all_seconds"] for o in opened), 3),
+            "draw_all_s": (None if opened is None
+                           else round(statistics.median(o["draw_all_seconds"] for o in opened), 3)),
             "goal": "export_s < tbparse_read_s", "target_met": export_s < tbparse_s,
         }
         print(f"report_export: export {export_s:.2f} s, tbparse read {tbparse_s:.2f} s ({result['ratio']}x), "
               f"page {result['page_mb']} MB" + ("" if opened is None else
-                                                  f", first screen in {result['open_s']} s, every chart in +{result['draw_all_s']} s"),
+                                                  f", first screen in {result['open_s']} s, "
+                                                  f"every chart in +{result['draw_all_s']} s"),
               file=sys.stderr)
         print(json.dumps(result))
         return 0 if result["target_met"] else 1

@@ -38,7 +38,8 @@ TORCH_OURS = "torch-ours"  # torch.utils.tensorboard on our writer core
 # minimum e2e speed-up of torch.utils.tensorboard on our core over torch on upstream's core
 TORCH_OURS_TARGETS = {"scalars_1tag": 3.0, "scalars_100tags": 3.0}
 REFS = ("ref-hand", "ref-pre")
-LABELS = {"ours": "ours", "tbx": "tensorboardX 2.6.5", "torch": "torch.utils.tensorboard", TORCH_OURS: "torch.utils.tensorboard on our core",
+LABELS = {"ours": "ours", "tbx": "tensorboardX 2.6.5", "torch": "torch.utils.tensorboard",
+          TORCH_OURS: "torch.utils.tensorboard on our core",
           "ref-hand": "ref: plain loop, hand-encoded", "ref-pre": "ref: plain loop, pre-encoded"}
 # target: minimum e2e speed-up over tensorboardX, maximum caller µs per add_* call
 TARGETS = {"scalars_1tag": (20.0, 3.0), "scalars_100tags": (20.0, 3.0), "histograms": (3.0, None),
@@ -67,10 +68,14 @@ def preflight(libs) -> tuple[list, dict]:
     keep = []
     for lib in libs:
         python, env = env_for(lib)
-        probe = {"ours": "import tensorboard, tensorboard.events.crc32c as c; print(tensorboard.__file__, tensorboard.__version__, c.IMPLEMENTATION)",
-                 "tbx": "import tensorboardX, tensorboardX.crc32c as c; print(tensorboardX.__version__, 'crc32c' if c._crc32c_native else 'python')",
-                 "torch": "import torch, tensorboard; print(torch.__version__, 'cuda' if torch.version.cuda else 'cpu', tensorboard.__version__)",
-                 TORCH_OURS: "import torch, tensorboard.summary.writer.event_file_writer as w; print(torch.__version__, w.__file__)"}.get(lib)
+        probe = {"ours": "import tensorboard, tensorboard.events.crc32c as c; "
+                         "print(tensorboard.__file__, tensorboard.__version__, c.IMPLEMENTATION)",
+                 "tbx": "import tensorboardX, tensorboardX.crc32c as c; "
+                        "print(tensorboardX.__version__, 'crc32c' if c._crc32c_native else 'python')",
+                 "torch": "import torch, tensorboard; "
+                          "print(torch.__version__, 'cuda' if torch.version.cuda else 'cpu', tensorboard.__version__)",
+                 TORCH_OURS: "import torch, tensorboard.summary.writer.event_file_writer as w; "
+                             "print(torch.__version__, w.__file__)"}.get(lib)
         if probe is None:
             keep.append(lib)
             continue
@@ -250,9 +255,10 @@ def table_rows(summary: dict, workloads, with_refs: bool) -> tuple[list[str], li
         torch_ours = by_lib.get(TORCH_OURS)
         if torch_ours and "targets" in torch_ours:
             missed = [k for k, ok in torch_ours["targets"].items() if not ok]
-            rows.append([f"{workload}: {LABELS[TORCH_OURS]}", _secs(torch_ours), "", _secs(torch), "", _ratio(torch_ours, "torch"),
-                         _us(torch_ours["us_per_call_median"]), "",
-                         f"{torch_ours['rss_delta_median_mb']:.1f}/-/{torch['rss_delta_median_mb']:.1f}" if torch else "-",
+            rows.append([f"{workload}: {LABELS[TORCH_OURS]}", _secs(torch_ours), "", _secs(torch), "",
+                         _ratio(torch_ours, "torch"), _us(torch_ours["us_per_call_median"]), "",
+                         (f"{torch_ours['rss_delta_median_mb']:.1f}/-/{torch['rss_delta_median_mb']:.1f}"
+                          if torch else "-"),
                          f"≥{TORCH_OURS_TARGETS[workload]:g}× torch on upstream's core",
                          "YES" if not missed else "NO: " + ", ".join(missed)])
         if with_refs and ours:
@@ -350,7 +356,8 @@ def main(argv=None) -> int:
     try:
         for rep in range(args.reps):
             for workload in args.workloads:
-                order = [lib for lib in lib_order if (lib in libs and (lib != TORCH_OURS or workload in TORCH_OURS_TARGETS))
+                order = [lib for lib in lib_order
+                         if (lib in libs and (lib != TORCH_OURS or workload in TORCH_OURS_TARGETS))
                          or (lib in REFS and workload in SCALAR_WORKLOADS)]
                 order = order[rep % len(order):] + order[:rep % len(order)]  # rotate: spread drift across libs
                 for lib in order:
@@ -380,7 +387,8 @@ def main(argv=None) -> int:
     text = render_text(head, rows)
     crcs = {lib: summary[w][lib]["crc32c"] for w in summary for lib in summary[w] if lib in LIBS + (TORCH_OURS,)}
     notes = [f"e2e = writer creation .. close() returned, median of {args.reps} fresh processes (± half the min-max "
-             f"spread); × = tbx or torch e2e / ours (medians; best = fastest run of each); µs/call = time inside add_* per call; ΔRSS = peak RSS growth over the post-import, "
+             f"spread); × = tbx or torch e2e / ours (medians; best = fastest run of each); "
+             f"µs/call = time inside add_* per call; ΔRSS = peak RSS growth over the post-import, "
              f"post-data baseline. CRC-32C: " + ", ".join(f"{k}={v}" for k, v in crcs.items()) + "."]
     if len(set(crcs.values())) > 1:
         notes.append("NOTE: the libraries used different CRC-32C implementations; `--crc python` compares them "
@@ -409,7 +417,8 @@ def main(argv=None) -> int:
     print(f"bench: wrote {os.path.relpath(args.out, REPO)}/results.json and table.md in {elapsed:.0f} s")
     all_met = all(all(s.get("targets", {}).values()) for by in summary.values()
                   for s in [by.get("ours", {}), by.get(TORCH_OURS, {})])
-    extras_ok = all("error" not in r and r.get("target_met", True) and not r.get("exit_status") for r in extras.values())
+    extras_ok = all("error" not in r and r.get("target_met", True) and not r.get("exit_status")
+                    for r in extras.values())
     return 0 if all_met and extras_ok and not errors else 1
 
 

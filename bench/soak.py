@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "python"))
 
 import tensorboard  # noqa: E402
-from tensorboard import reader
+from tensorboard import reader  # noqa: E402
 from tensorboard.events import record  # noqa: E402
 
 

@@ -188,7 +188,8 @@ def main(argv=None) -> int:
     result["upstream_version"] = upstream["version"]
     print(f"startup: ours {result['ours_startup_s']:.2f} s, upstream {result['upstream_startup_s']:.2f} s, "
           f"ratio {result['startup_ratio']:.2f} (target <= {TARGET_RATIO}); import tensorboard: ours "
-          f"{result['ours_import_ms']} ms, upstream {result['upstream_import_ms']} ms, ratio {result['import_ratio']:.2f} "
+          f"{result['ours_import_ms']} ms, upstream {result['upstream_import_ms']} ms, "
+          f"ratio {result['import_ratio']:.2f} "
           f"(target <= {IMPORT_TARGET_RATIO}); wheel {result.get('wheel_mb')} MB, "
           f"installed {result['installed_mb']} MB (upstream {result['upstream_installed_mb']} MB)")
     print(json.dumps(result))

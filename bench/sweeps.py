@@ -1,6 +1,6 @@
 """Sweeps on object storage: reading N runs x 1,000 scalars from S3 one file at a time (the reader of
-release 2.21.0+standalone.1, BASELINE_REF) against the concurrent reader (this source tree), a filtered read of 1 % of the
-runs, the partitioned export's peak RSS against the whole-frame export's, and to_dask on a 2-worker
+release 2.21.0+standalone.1, BASELINE_REF) against the concurrent reader (this source tree), a filtered read of 1 %
+of the runs, the partitioned export's peak RSS against the whole-frame export's, and to_dask on a 2-worker
 LocalCluster.
 
 S3 is moto's WSGI app served by waitress (threaded, connections kept alive as S3 keeps them) on
@@ -110,14 +110,13 @@ class SlowS3:
 
 def worker(mode: str, spec: dict) -> dict:
     sys.path.insert(0, BENCH)
-    from workloads import PeakRSS
-
     import numpy  # noqa: F401  -- what every mode imports, before the clock and the RSS baseline
     import pandas  # noqa: F401
     import pyarrow.parquet  # noqa: F401
     import s3fs  # noqa: F401
+    from workloads import PeakRSS
 
-    from tensorboard.reader import SummaryReader, _frames, _decode  # noqa: F401
+    from tensorboard.reader import SummaryReader, _decode, _frames  # noqa: F401
 
     probe = PeakRSS()
     probe.start()

@@ -20,6 +20,7 @@ def load(lib: str):
     if lib in ("ours", "ref-hand", "ref-pre"):
         import tensorboard
         import tensorboard.events.crc32c
+
         # Our submodules load lazily, on the first add_* that needs them; tensorboardX and torch
         # load all theirs at import. Load ours here too, so code is not counted as data memory.
         import tensorboard.projector
@@ -36,23 +37,26 @@ def load(lib: str):
                     crc32c="crc32c" if tensorboardX.crc32c._crc32c_native is not None else "python")
         return tensorboardX.SummaryWriter, info
     if lib == "torch":
-        import tensorboard as upstream
         import torch
         from torch.utils.tensorboard import SummaryWriter
+
+        import tensorboard as upstream
 
         info.update(module=upstream.__file__, version=f"torch {torch.__version__} / tensorboard {upstream.__version__}",
                     crc32c="python")  # upstream's record writer always uses its pure-Python CRC
         return SummaryWriter, info
     if lib == "torch-ours":  # torch.utils.tensorboard unchanged, its EventFileWriter served by our core
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
+
         import tensorboard
         import tensorboard.events.crc32c
-        import torch
         from tensorboard.summary.writer import event_file_writer
-        from torch.utils.tensorboard import SummaryWriter
 
         if not event_file_writer.__file__.startswith(os.path.dirname(tensorboard.__file__)):
             raise SystemExit(f"torch-ours: EventFileWriter comes from {event_file_writer.__file__}, not ours")
-        info.update(module=event_file_writer.__file__, version=f"torch {torch.__version__} / ours {tensorboard.__version__}",
+        info.update(module=event_file_writer.__file__,
+                    version=f"torch {torch.__version__} / ours {tensorboard.__version__}",
                     crc32c=tensorboard.events.crc32c.IMPLEMENTATION)
         return SummaryWriter, info
     raise SystemExit(f"unknown library {lib!r}")
@@ -74,7 +78,6 @@ def main(argv=None) -> int:
     t_import = time.perf_counter()
     make_writer, info = load(args.lib)
     import numpy as np
-
     import workloads
 
     info["import_s"] = time.perf_counter() - t_import

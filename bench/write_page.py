@@ -18,9 +18,9 @@ sys.path.insert(0, BENCH)
 import histogram_dists  # noqa: E402
 import read  # noqa: E402
 from jax_step_overhead import VARIANTS  # noqa: E402
-from run import LABELS, TORCH_OURS, table_rows  # noqa: E402
 from page_format import fmt, has_result, not_run, ratio, reps_text, table, yes_no  # noqa: E402,F401
 from page_scale import report_section, serving_section, sweeps_section  # noqa: E402
+from run import LABELS, TORCH_OURS, table_rows  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
 VARIANT_TEXT = {"nothing": "nothing (the noise floor: identical blocks)",

@@ -12,13 +12,13 @@ import os
 import re
 
 import pytest
-
-import tensorboard
 from docs_site import REPO, build_site, inventory
 
+import tensorboard
+
 API_PAGES = REPO / "docs" / "api"
-MODULES = ["mxboard", "summary", "reader", "reader.export", "projector", "graph", "graph.pytorch", "graph.mxnet", "graph.onnx",
-           "graph.jax", "integrations.pytorch", "integrations.mxnet", "integrations.keras", "distributed",
+MODULES = ["mxboard", "summary", "reader", "reader.export", "projector", "graph", "graph.pytorch", "graph.mxnet",
+           "graph.onnx", "graph.jax", "integrations.pytorch", "integrations.mxnet", "integrations.keras", "distributed",
            "summary.writer.event_file_writer", "event_file", "convert"]
 WRITERS = ["SummaryWriter", "FileWriter", "GlobalSummaryWriter"]
 # Names a module re-exports from private modules, which users meet (raised, warned, called).

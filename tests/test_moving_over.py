@@ -11,11 +11,11 @@ import warnings
 
 import numpy as np
 import pytest
+from upstream import as_array, upstream_read
 
 import tensorboard
 from tensorboard import summary
 from tensorboard.src import summary_pb2
-from upstream import as_array, upstream_read
 
 
 def scalars(run, tag):
@@ -167,7 +167,7 @@ def test_image_with_boxes_draws_red_outlines(tmp_path):
 
 def test_onnx_graph_export_json_and_use_metadata(tmp_path):
     onnx = pytest.importorskip("onnx")
-    from onnx import helper, TensorProto
+    from onnx import TensorProto, helper
 
     node = helper.make_node("Relu", ["x"], ["y"], name="relu")
     graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],

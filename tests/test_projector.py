@@ -4,11 +4,11 @@ import warnings
 import numpy as np
 import pytest
 from google.protobuf import text_format
+from upstream import as_array, upstream_read
 
 from tensorboard import projector
-from tensorboard.src import projector_config_pb2
 from tensorboard.events.storage import LocalStorage
-from upstream import as_array, upstream_read
+from tensorboard.src import projector_config_pb2
 
 FS = LocalStorage()
 RNG = np.random.default_rng(7)
@@ -205,7 +205,8 @@ def test_rows_as_dicts_one_column_headers_and_numeric_labels(tmp_path):
     with pytest.raises(ValueError, match=r"^metadata\[1\]: no value for column 'id'"):
         projector.write_embedding(FS, str(tmp_path), np.zeros((2, 2)), metadata=[{"id": 1}, {"x": 2}],
                                   metadata_header=["id"], tag="missing")
-    metadata = {e["tensor_name"]: e["metadata"] for e in upstream_read(tmp_path)["runs"]["."]["projector"]["embeddings"]}
+    metadata = {e["tensor_name"]: e["metadata"]
+                for e in upstream_read(tmp_path)["runs"]["."]["projector"]["embeddings"]}
     assert metadata == {"dicts": ["name\tid", "cat\t1", "\t2"], "one": ["x", "y"], "floats": ["0.1", "0.7", "2.0"],
                         "ints": ["3", "7"]}
 
@@ -217,7 +218,8 @@ def test_dict_keys_and_dataframes_by_column_name(tmp_path):
     frame = pd.DataFrame({"id": [1, 2, 3], "label": ["cat", "dog", "emu"]})
     projector.write_embedding(FS, str(tmp_path), np.zeros((3, 2)), metadata=frame, metadata_header=["label", "id"],
                               tag="frame")
-    metadata = {e["tensor_name"]: e["metadata"] for e in upstream_read(tmp_path)["runs"]["."]["projector"]["embeddings"]}
+    metadata = {e["tensor_name"]: e["metadata"]
+                for e in upstream_read(tmp_path)["runs"]["."]["projector"]["embeddings"]}
     assert metadata == {"keys": ["cat", "dog", "emu"], "frame": ["label\tid", "cat\t1", "dog\t2", "emu\t3"]}
 
 

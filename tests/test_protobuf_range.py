@@ -9,7 +9,6 @@ import subprocess
 import textwrap
 
 import pytest
-
 from upstream import REPO, upstream_run
 
 FLOOR_PYTHON = REPO / ".venv-protobuf-floor" / "bin" / "python"

@@ -44,6 +44,7 @@ def test_every_message_matches_upstream_field_numbers():
         # Full names agree too: upstream's packages are `tensorboard` and `tensorboard.hparams`/`.mesh`.
         assert name in upstream, f"{name} has no upstream counterpart"
         for field, spec in fields.items():
-            assert upstream[name].get(field) == spec, f"{name}.{field}: ours {spec}, upstream {upstream[name].get(field)}"
+            assert upstream[name].get(field) == spec, (
+                f"{name}.{field}: ours {spec}, upstream {upstream[name].get(field)}")
             compared += 1
     assert compared > 200

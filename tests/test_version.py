@@ -3,9 +3,9 @@ import re
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
+from upstream import REPO
 
 import tensorboard
-from upstream import REPO
 
 
 def pinned_renderer_version() -> str:

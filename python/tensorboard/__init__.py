@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 __path__ = upstream.extend_path(__path__)  # noqa: F821 (set by the import system)
 
-__all__ = ["FileWriter", "GlobalSummaryWriter", "SummaryWriter", "__version__", "errors", "notebook", "program", "summary"]
+__all__ = ["FileWriter", "GlobalSummaryWriter", "SummaryWriter", "__version__", "errors", "notebook", "program",
+           "summary"]
 
 
 # The writers load on first use too: `import tensorboard` stays as light as upstream's.

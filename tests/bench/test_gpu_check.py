@@ -6,7 +6,6 @@ import sys
 
 import numpy as np
 import pytest
-
 from upstream import REPO
 
 GPU_CHECK = REPO / "bench" / "gpu_check.py"
@@ -46,6 +45,7 @@ def test_without_a_gpu_it_says_so_in_one_line_with_its_own_exit_code(tmp_path):
 def test_a_wrong_logged_value_is_reported(tmp_path):
     sys.path.insert(0, str(REPO / "bench"))
     import gpu_check
+
     import tensorboard
 
     values = np.random.default_rng(0).standard_normal(1000).astype(np.float32)

@@ -4,7 +4,6 @@ import sys
 
 import numpy as np
 import pytest
-
 from upstream import REPO
 
 jax = pytest.importorskip("jax")

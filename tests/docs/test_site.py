@@ -8,14 +8,14 @@ import subprocess
 import sys
 
 import pytest
-
 from docs_site import DOCS_VENV, REPO, build_site, inventory, run_build
 from readme_examples import DOCS, README, doc_pages, example_env, installed_by_page, page_examples, page_name
 
 NAV_PAGES = ["index", "workflows/pytorch", "workflows/torch-utils-tensorboard", "workflows/lightning",
              "workflows/transformers", "workflows/jax", "workflows/keras", "workflows/mxnet", "reading",
              "guarantees", "refusals", "gpu", "moving-over", "packaging", "compatibility", "api/index",
-             "api/tensorboard", "api/mxboard", "api/summary", "api/reader", "api/projector", "api/graph", "api/integrations",
+             "api/tensorboard", "api/mxboard", "api/summary", "api/reader", "api/projector", "api/graph",
+             "api/integrations",
              "api/distributed", "api/event_file_writer", "api/event_file", "api/convert", "benchmarks",
              "architecture", "design-decisions", "development"]
 

@@ -4,12 +4,10 @@ logdir written by our logger. Screenshots go to artifacts/."""
 import re
 import time
 
-import pytest
-
 import expected as E
-from e2e_helpers import REPO, start_server, stop_server, wait_for_runs
-
+import pytest
 from chromium import browser  # noqa: F401 (the fixture)
+from e2e_helpers import REPO, start_server, stop_server, wait_for_runs
 
 ARTIFACTS = REPO / "artifacts"
 UI_TIMEOUT_MS = 60000  # upper bound for the UI to render; guards against hangs only
@@ -94,6 +92,7 @@ def jax_server(venv, tmp_path_factory):
     jax = pytest.importorskip("jax")
     pytest.importorskip("flax.linen")
     from graph.flax_models import LinenMLP
+
     from tensorboard import SummaryWriter
 
     model, x = LinenMLP(), jax.numpy.ones((3, 4))

@@ -12,15 +12,14 @@ import time
 from pathlib import Path
 
 import pytest
-
-from e2e_helpers import REPO, start_server, stop_server, wait_for_runs
-from test_quickstart import DEMO_DASHBOARDS
-from seeds.mxnet_venv import run_mxnet
 from chromium import chromium
+from e2e_helpers import REPO, start_server, stop_server, wait_for_runs
+from seeds.mxnet_venv import run_mxnet
 from test_browser import UI_TIMEOUT_MS, shot
+from test_quickstart import DEMO_DASHBOARDS
+
 from tensorboard.reader import read_events
 from tensorboard.src import graph_pb2
-
 
 DEMO = REPO / "demo" / "demo.py"
 RUN = "lr_0.1"

@@ -9,7 +9,6 @@ import sys
 from types import SimpleNamespace
 
 import pytest
-
 from e2e_helpers import REPO, clean_env
 
 PIN = REPO / "tools" / "renderer.pin"

@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from e2e_helpers import REPO, clean_env, free_port, get_json, http_get
 from readme_examples import READING, check_example_logged, example_env, readme_examples, section_blocks, setup_commands
 

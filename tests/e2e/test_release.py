@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from e2e_helpers import REPO, clean_env
 from upstream import upstream_run
 

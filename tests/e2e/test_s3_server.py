@@ -20,9 +20,10 @@ import pytest
 pytest.importorskip("moto")  # moto[server] and s3fs: installed into .venv by tools/test_envs.sh
 pytest.importorskip("s3fs")
 
-import tensorboard  # noqa: E402  (our logger from the source tree, see tests/conftest.py)
 from e2e_helpers import STARTUP_DEADLINE_S, clean_env, start_server, stop_server, wait_for_runs  # noqa: E402
 from tools.s3_server import s3_bucket  # noqa: E402
+
+import tensorboard  # noqa: E402  (our logger from the source tree, see tests/conftest.py)
 
 BUCKET = "tb-e2e"
 PREFIX = "exp"

@@ -6,9 +6,8 @@ import json
 import struct
 import urllib.parse
 
-import pytest
-
 import expected as E
+import pytest
 from e2e_helpers import get_json, http_get, start_server, stop_server, wait_for_runs
 
 HP_RUN = E.RUN + "/" + E.HPARAM_RUN

@@ -32,8 +32,8 @@ def test_wheel_layout_keeps_renderer_out_of_top_level(wheels):
         top_level = {l for l in zf.read(next(n for n in names if n.endswith(".dist-info/top_level.txt")))
                      .decode().split()}
     assert "tensorboard/__init__.py" in names  # our logger
-    assert {"tensorboard/events/event_file.py", "tensorboard/values/convert.py", "tensorboard/writers/summary_writer.py",
-            "tensorboard/serving/provider.py"} <= names  # every layer
+    assert {"tensorboard/events/event_file.py", "tensorboard/values/convert.py",
+            "tensorboard/writers/summary_writer.py", "tensorboard/serving/provider.py"} <= names  # every layer
     # the report's page needs its script, style and vendored chart library (with its licence) at run time
     assert {"tensorboard/report/assets/page.js", "tensorboard/report/assets/page.css",
             "tensorboard/report/vendor/uPlot.iife.min.js", "tensorboard/report/vendor/LICENSE"} <= names

@@ -32,6 +32,7 @@ def _graph_def():
 def write_all(logdir):
     """Write every kind of summary into `logdir`; return {kind: error}."""
     import numpy as np
+
     import tensorboard
 
     errors = {}

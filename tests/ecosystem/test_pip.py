@@ -15,7 +15,8 @@ def test_pip_install_tbparse_keeps_our_wheel(tmp_path):
     result = subprocess.run(pip + ["install", "tbparse==0.0.9"], env=eco_env(), capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Uninstalling tensorboard" not in result.stdout
-    frozen = subprocess.run(pip + ["list", "--format=freeze"], env=eco_env(), capture_output=True, text=True, check=True).stdout
+    frozen = subprocess.run(pip + ["list", "--format=freeze"], env=eco_env(), capture_output=True, text=True,
+                            check=True).stdout
     assert "tensorboard==2.21.0+standalone.1" in frozen.splitlines()
     assert "tbparse==0.0.9" in frozen.splitlines()
     check = subprocess.run(pip + ["check"], env=eco_env(), capture_output=True, text=True)

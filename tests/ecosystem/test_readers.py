@@ -1,7 +1,6 @@
 """Upstream's EventAccumulator and tbparse, in the ecosystem venv, read logdirs our installed
 SummaryWriter and FileWriter wrote."""
 import numpy as np
-
 from eco_helpers import run_eco
 
 SCRIPT = """

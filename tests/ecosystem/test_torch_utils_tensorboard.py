@@ -3,7 +3,6 @@ written through our event file writer and read back by upstream's reader."""
 from __future__ import annotations
 
 import numpy as np
-
 from eco_helpers import run_eco
 from upstream import as_array, upstream_read
 

@@ -96,7 +96,8 @@ def test_wandb_sees_every_logdir_and_file_of_our_writers_and_torchs(tmp_path, mo
     assert len(out["ours"]) == (3 if mode == "sync_tensorboard" else 5)  # + add_scalars' two sub-runs
     by_name = {os.path.basename(name): data for name, data in out["saved"].items()}
     for name, data in out["ours"].items():  # every file, saved by wandb as it was at the end
-        assert by_name.get(os.path.basename(name)) == data, f"wandb did not save {name}; it saved {sorted(out['saved'])}"
+        assert by_name.get(os.path.basename(name)) == data, (
+            f"wandb did not save {name}; it saved {sorted(out['saved'])}")
     every_point = {(step, np.float32(value)) for series in expected_series(mode).values()
                    for step, value in series.items()}
     for key, series in captured_series(out["rows"]).items():  # what wandb did put in history is exact

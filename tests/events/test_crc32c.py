@@ -2,7 +2,8 @@
 import os
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tensorboard.events import crc32c
 

@@ -3,7 +3,8 @@ import io
 import struct
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tensorboard.events import record
 from tensorboard.events.crc32c import masked_crc32c

@@ -11,12 +11,13 @@ import pytest
 pytest.importorskip("s3fs")
 pytest.importorskip("moto")
 
+from tools.s3_server import s3_server  # noqa: E402
+from upstream import upstream_python  # noqa: E402
+
 import tensorboard  # noqa: E402
 from tensorboard import reader
 from tensorboard.events import event_file  # noqa: E402
 from tensorboard.events.storage import FsspecStorage  # noqa: E402
-from tools.s3_server import s3_server  # noqa: E402
-from upstream import upstream_python  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -8,13 +8,13 @@ from urllib.parse import quote
 
 import numpy as np
 import pytest
+from upstream import upstream_read
 
 import tensorboard
 from tensorboard import summary
+from tensorboard.events.storage import local_path
 from tensorboard.reader import SummaryReader, read_events, read_logdir, read_scalars
 from tensorboard.reader.export import main as export_main
-from tensorboard.events.storage import local_path
-from upstream import upstream_read
 
 
 def url(path: Path, host: str = "") -> str:

@@ -12,12 +12,12 @@ import pytest
 
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
-from jax.extend import core as jcore  # noqa: E402
-
 from graph_view import GraphView  # noqa: E402
+from jax.extend import core as jcore  # noqa: E402
+from upstream import upstream_read  # noqa: E402
+
 from tensorboard import FileWriter, SummaryWriter  # noqa: E402
 from tensorboard.graph import framework_of, to_graph_def  # noqa: E402
-from upstream import upstream_read  # noqa: E402
 
 #: Primitives the converter inlines as a scope instead of drawing a node.
 CALLS = {"jit", "pjit", "custom_jvp_call", "custom_vjp_call", "remat2", "checkpoint", "closed_call", "shard_map"}

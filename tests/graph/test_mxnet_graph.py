@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from graph_view import GraphView
 from seeds.mxnet_venv import run_mxnet
 from upstream import upstream_read

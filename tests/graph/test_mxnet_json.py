@@ -5,8 +5,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from graph_view import GraphView
+
 from tensorboard.graph import framework_of, to_graph_def
 from tensorboard.graph.mxnet import symbol_json_to_graph_def
 
@@ -92,8 +92,9 @@ def test_unknown_models_get_a_clear_error():
 
 
 def test_written_graph_reads_back_upstream(tmp_path):
-    from tensorboard import FileWriter
     from upstream import upstream_run
+
+    from tensorboard import FileWriter
 
     with FileWriter(str(tmp_path)) as writer:
         writer.add_graph(str(MLP))

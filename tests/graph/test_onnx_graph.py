@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 onnx = pytest.importorskip("onnx")
+from graph_view import GraphView  # noqa: E402
 from onnx import TensorProto, helper  # noqa: E402
 
-from graph_view import GraphView  # noqa: E402
 from tensorboard.graph import framework_of, to_graph_def  # noqa: E402
 
 
@@ -83,8 +83,9 @@ def test_torch_onnx_export_keeps_module_scopes(tmp_path):
 
 
 def test_written_onnx_graph_reads_back_upstream(tmp_path):
-    from tensorboard import SummaryWriter
     from upstream import upstream_run
+
+    from tensorboard import SummaryWriter
 
     model = handmade_model()
     with SummaryWriter(str(tmp_path)) as writer:

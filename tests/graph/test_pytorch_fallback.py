@@ -9,9 +9,10 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from graph_view import GraphView  # noqa: E402
-from tensorboard.graph import to_graph_def  # noqa: E402
 from torch_models import Branchy, DictOut, Packet, PacketNet  # noqa: E402
 from torch_views import fx_view, jit_view, our_view  # noqa: E402
+
+from tensorboard.graph import to_graph_def  # noqa: E402
 
 
 def _convert(model, inputs, **kwargs):
@@ -47,8 +48,9 @@ def test_plain_object_inputs_fall_back_to_fx():
 
 
 def test_branches_on_tensor_values_fall_back_to_jit_trace(tmp_path):
-    from tensorboard import SummaryWriter
     from upstream import upstream_run
+
+    from tensorboard import SummaryWriter
 
     torch.manual_seed(0)
     model, inputs = Branchy(), (torch.ones(2, 3),)
@@ -131,8 +133,9 @@ def test_an_item_of_a_nested_output_is_wired_to_that_item():
 def test_script_control_flow_blocks_are_scopes_fed_by_their_values(tmp_path):
     """A scripted If / Loop: the ops of each block are drawn under If/block<i> and Loop/block0, wired
     to the values they read; non-tensor arguments (an int, a tuple) get their type as dtype."""
-    from tensorboard import SummaryWriter
     from upstream import upstream_run
+
+    from tensorboard import SummaryWriter
 
     class Branches(torch.nn.Module):
         def __init__(self):
@@ -160,7 +163,8 @@ def test_script_control_flow_blocks_are_scopes_fed_by_their_values(tmp_path):
     assert set(view.nodes["If/If"]["inputs"][1:]) == {("If/block0/sub", 0), ("If/block1/sub", 0)}
     (mul,) = [name for name in view.nodes if name.startswith("Loop/block0/") and view.nodes[name]["op"] == "aten::mul"]
     assert view.nodes[mul]["inputs"][0] == ("If/If", 0)  # the loop body reads the loop's initial value
-    assert ("input/n", 0) in view.nodes["Loop/Loop"]["inputs"] and ("Loop/Loop", 0) in view.nodes["output/output0"]["inputs"]
+    assert (("input/n", 0) in view.nodes["Loop/Loop"]["inputs"]
+            and ("Loop/Loop", 0) in view.nodes["output/output0"]["inputs"])
 
 
 def test_tuple_inputs_reach_the_jit_trace_fallback():

@@ -9,9 +9,10 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from graph_view import GraphView  # noqa: E402
-from tensorboard.graph import framework_of, to_graph_def  # noqa: E402
 from torch_models import Guarded, Net, default_path_models  # noqa: E402
 from torch_views import exported_view, our_view  # noqa: E402
+
+from tensorboard.graph import framework_of, to_graph_def  # noqa: E402
 
 MODELS = sorted(default_path_models())
 
@@ -38,8 +39,9 @@ def test_operators_and_edges_match_the_exported_program(name):
 
 
 def test_add_graph_reads_back_upstream_without_warnings(tmp_path):
-    from tensorboard import SummaryWriter
     from upstream import upstream_read
+
+    from tensorboard import SummaryWriter
 
     models = default_path_models()
     with warnings.catch_warnings():
@@ -157,8 +159,9 @@ class _TwoArguments(torch.nn.Module):
 
 def test_one_tensor_passed_for_two_arguments_feeds_both_inputs(tmp_path):
     """torch.export makes a tensor passed twice one graph input; each argument keeps its own edges."""
-    from tensorboard import SummaryWriter
     from upstream import upstream_read
+
+    from tensorboard import SummaryWriter
 
     x = torch.randn(2, 4)
     models = {"two": (_TwoArguments(), (x, x)), "mha": (torch.nn.MultiheadAttention(8, 2), (x.new_ones(3, 1, 8),) * 3)}

@@ -12,10 +12,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import mxnet as mx
 import numpy as np
+from synthetic_mnist import make_digits
 
 import tensorboard
 from tensorboard.integrations.mxnet import GradientMonitor, LogMetricsCallback, LogParamsCallback
-from synthetic_mnist import make_digits
 
 logging.basicConfig(level=logging.INFO)
 logdir, writer_name = sys.argv[1], sys.argv[2]

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from upstream import as_array, plugin_content, upstream_python, upstream_read
 
 REPO = Path(__file__).resolve().parents[2]

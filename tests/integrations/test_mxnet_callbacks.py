@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
-
 from seeds.mxnet_venv import run_mxnet
 from upstream import upstream_run
-from pathlib import Path
 
 SCRIPT = Path(__file__).with_name("mxnet_callbacks_script.py")
 EPOCHS, BATCHES = 3, 12

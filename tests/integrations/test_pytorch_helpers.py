@@ -5,9 +5,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from upstream import upstream_run  # noqa: E402
+
 from tensorboard import FileWriter, SummaryWriter  # noqa: E402
 from tensorboard.integrations.pytorch import log_gradients, log_parameters, log_scalars  # noqa: E402
-from upstream import upstream_run  # noqa: E402
 
 
 def train(writer, steps=3):

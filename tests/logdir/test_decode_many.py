@@ -13,12 +13,12 @@ import pytest
 
 import tensorboard
 from tensorboard.events.record import frame
+from tensorboard.events.scan import CorruptEventFileError
 from tensorboard.logdir import decode_many as _decode_many
 from tensorboard.logdir.decode import decode_file
 from tensorboard.logdir.decode_many import FetchedFiles
-from tensorboard.reader._frames import build_frame
-from tensorboard.events.scan import CorruptEventFileError
 from tensorboard.logdir.run_data import RunData
+from tensorboard.reader._frames import build_frame
 from tensorboard.src import event_pb2, summary_pb2
 
 KINDS = ("scalars", "histograms", "tensors", "text", "hparams", "images", "audio")

@@ -94,7 +94,8 @@ def test_two_batches_fit_in_max_bytes_and_larger_files_are_streamed(bucket):
     budget = 2 * (sizes[0] + sizes[1])  # two files a batch
     plan = plan_fetches(files, 64, budget)
     assert all(sum(sizes[i] for i in batch) <= budget // 2 for batch, fetched in plan if fetched)
-    assert [len(batch) for batch, _ in plan] == [2, 1, 1, 1, 1, 1, 1, 1, 1]  # each file is a byte longer than the one before
+    # each file is a byte longer than the one before
+    assert [len(batch) for batch, _ in plan] == [2, 1, 1, 1, 1, 1, 1, 1, 1]
     streamed = list(fetch_batches(storage, files, max_bytes=2 * sizes[4]))
     assert [data is None for batch in streamed for _, data in batch] == [False] * 5 + [True] * 5
     assert all(data == contents[f.url] for batch in streamed for f, data in batch if data is not None)

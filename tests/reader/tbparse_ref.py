@@ -9,7 +9,6 @@ import tempfile
 from pathlib import Path
 
 import pandas as pd
-
 from upstream import upstream_python
 
 TOOLS = Path(__file__).resolve().parent.parent / "tools"

@@ -10,8 +10,9 @@ pytest.importorskip("moto")
 
 from reader.slow_s3 import slow_s3  # noqa: E402
 from reader.sweep_logs import local_sweep  # noqa: E402
-from tensorboard.reader import SummaryReader  # noqa: E402
+
 from tensorboard.logdir.fetch import ObjectFile, plan_batches  # noqa: E402
+from tensorboard.reader import SummaryReader  # noqa: E402
 
 ALL_KINDS = ("scalars", "histograms", "tensors", "text", "hparams", "images", "audio")
 EXTRAS = {"dir_name", "file_name", "wall_time"}
@@ -100,8 +101,8 @@ def test_one_remote_file_and_a_missing_path(s3):
 
 def test_a_dask_partition_fetches_each_file_once(s3):
     pytest.importorskip("dask.dataframe")
-    from tensorboard.reader import _dask
     from tensorboard.logdir import list_runs
+    from tensorboard.reader import _dask
 
     listing = list_runs("s3://logs/exp", s3.storage_options())
     group = _dask._groups(listing.runs, listing.sizes, 1 << 30, 3)[0]  # what one task carries: names, paths, sizes

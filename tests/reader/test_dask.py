@@ -10,16 +10,18 @@ import pytest
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
-import tensorboard  # noqa: E402
 from reader.sweep_logs import KINDS, local_sweep  # noqa: E402
 from reader.test_partitioned_export import reader_frame, rows  # noqa: E402
+
+import tensorboard  # noqa: E402
 from tensorboard.reader import to_dask  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None, scheduler_kwargs={"dashboard": False}) as cluster, distributed.Client(cluster) as c:
+                                  dashboard_address=None,
+                                  scheduler_kwargs={"dashboard": False}) as cluster, distributed.Client(cluster) as c:
         yield c
 
 

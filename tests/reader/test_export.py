@@ -81,7 +81,8 @@ def test_progress_goes_to_stderr(tmp_path, monkeypatch):
     clock = iter(range(0, 1000, 2))  # every file "takes" 2 s, so every one is reported
     monkeypatch.setattr(export.time, "monotonic", lambda: next(clock))
     errors = []
-    monkeypatch.setattr(sys, "stderr", type("E", (), {"write": lambda self, s: errors.append(s), "flush": lambda self: 0})())
+    monkeypatch.setattr(sys, "stderr",
+                        type("E", (), {"write": lambda self, s: errors.append(s), "flush": lambda self: 0})())
     assert export.main(["--logdir", str(tmp_path), "--out", str(tmp_path / "o.jsonl")]) == 0
     text = "".join(errors)
     assert "read 1/3 files" in text and "read 3/3 files" in text and "wrote 3 rows" in text

@@ -3,10 +3,9 @@ read that match, for every kind and in both layouts; bad filters are refused nam
 import re
 
 import pytest
-
 from reader.sweep_logs import local_sweep
-from tensorboard.reader import SummaryReader
-from tensorboard.reader import export
+
+from tensorboard.reader import SummaryReader, export
 
 KINDS = ("scalars", "histograms", "tensors", "text", "hparams")
 
@@ -32,7 +31,8 @@ def _matching(frame, runs=None, tags=None, steps=None):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("filters", [{"runs": "^(a b|e/f)"}, {"tags": "^(loss|w|note|lr|batch|dp)$"}, {"tags": "^nothing$"},
+@pytest.mark.parametrize("filters", [{"runs": "^(a b|e/f)"}, {"tags": "^(loss|w|note|lr|batch|dp)$"},
+                                     {"tags": "^nothing$"},
                                      {"steps": (5, 20)}, {"steps": (None, 3)}, {"steps": (10, None)},
                                      {"runs": "=|%", "tags": "l", "steps": (0, 10)}])
 def test_filtered_read_is_the_matching_rows_of_the_full_read(logdir, kind, filters):

@@ -9,11 +9,11 @@ import sys
 import duckdb
 import pyarrow.dataset as ds
 import pytest
-
 from reader.sweep_logs import KINDS, RUNS, local_sweep
+
+from tensorboard.logdir.progress import Progress
 from tensorboard.reader import SummaryReader, export
 from tensorboard.reader._partitioned import encode_run
-from tensorboard.logdir.progress import Progress
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HISTOGRAM_FIELDS = {"min", "max", "num", "sum", "sum_squares"}

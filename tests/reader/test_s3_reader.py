@@ -5,9 +5,10 @@ import pytest
 pytest.importorskip("s3fs")
 pytest.importorskip("moto")
 
+from tools.s3_server import s3_server  # noqa: E402
+
 import tensorboard  # noqa: E402
 from tensorboard.reader import SummaryReader  # noqa: E402
-from tools.s3_server import s3_server  # noqa: E402
 
 
 def test_summary_reader_reads_s3_with_storage_options():

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tbparse_ref import write_peer_logs
+from upstream import upstream_python
+from waiting import module_from_file
 
 import tensorboard
 from tensorboard import summary
 from tensorboard.reader import SummaryReader
-from tbparse_ref import write_peer_logs
-from upstream import upstream_python
-from waiting import module_from_file
 
 TOOL = Path(__file__).resolve().parents[1] / "tools" / "tbparse_api_dump.py"
 # tbparse reads images and audio only with TensorFlow (absent there); we read them without it
@@ -169,7 +169,8 @@ def test_static_helpers_equal_tbparses(tmp_path):
     theirs = tbparse("static", str(tmp_path / "cases.json"))
     ours = json.loads(json.dumps(DUMP.static(SummaryReader, cases)))
     for key in cases:
-        if isinstance(theirs[key], list) and theirs[key][0] == "error":  # tbparse asserts (AssertionError); we raise ValueError naming the input
+        # tbparse asserts (AssertionError); we raise ValueError naming the input
+        if isinstance(theirs[key], list) and theirs[key][0] == "error":
             assert ours[key] == ["error", "ValueError"], key
         else:
             assert ours[key] == theirs[key], key

@@ -2,11 +2,11 @@
 torch.utils.tensorboard and upstream's v1 *_pb functions (tbparse runs in .venv-upstream)."""
 import numpy as np
 import pytest
+from tbparse_ref import assert_same, tbparse_frames, write_peer_logs
+from upstream import upstream_read
 
 import tensorboard
 from tensorboard.reader import SummaryReader
-from tbparse_ref import assert_same, tbparse_frames, write_peer_logs
-from upstream import upstream_read
 
 KINDS = ("scalars", "tensors", "histograms", "text", "hparams")
 ALL_EXTRAS = {"wall_time", "dir_name", "file_name", "min", "max", "num", "sum", "sum_squares"}
@@ -121,7 +121,8 @@ def test_each_files_hyperparameters_as_tbparse_reads_them(tmp_path):
         with tensorboard.FileWriter(str(tmp_path)) as writer:
             for part in summary.hparams({"lr": lr, "bs": batch, "opt": "sgd"}, {"hp/metric": 0.5}):
                 writer.add_summary(part, 0)
-    for kwargs in ({}, {"extra_columns": {"file_name"}}, {"pivot": True}, {"pivot": True, "extra_columns": {"file_name"}}):
+    for kwargs in ({}, {"extra_columns": {"file_name"}}, {"pivot": True},
+                   {"pivot": True, "extra_columns": {"file_name"}}):
         theirs = tbparse_frames(tmp_path, **kwargs)
         reader = SummaryReader(tmp_path, **kwargs)
         assert_same(reader.hparams, theirs["hparams"])

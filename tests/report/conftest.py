@@ -1,6 +1,5 @@
 """The report tests' logdir (tests/report/report_logdir.py), written once per session."""
 import pytest
-
 from report_logdir import write_logdir
 
 

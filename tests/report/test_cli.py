@@ -32,7 +32,8 @@ class _Links(HTMLParser):
 
 
 def _data(page: str) -> dict:
-    return json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S).group(1))
+    return json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>',
+                                page, re.S).group(1))
 
 
 def test_export_with_an_html_out_writes_the_page(report_logdir, tmp_path, capsys):

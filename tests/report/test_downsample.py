@@ -5,9 +5,9 @@ import subprocess
 
 import numpy as np
 import pytest
+from upstream import upstream_python
 
 from tensorboard.report.downsample import PERCENTILE_BPS, even_indices, histogram_percentiles
-from upstream import upstream_python
 
 
 @pytest.mark.parametrize("n,k", [(0, 5), (1, 5), (5, 5), (6, 5), (1000, 1000), (1001, 1000), (12345, 1000),
@@ -75,4 +75,5 @@ def test_percentiles_match_upstream_distribution_compressor():
                             text=True, timeout=300, check=True)
     expected = json.loads(result.stdout)
     for (lo, hi, limits, counts), want in zip(CASES, expected):
-        assert histogram_percentiles(lo, hi, np.array(limits), np.array(counts)) == pytest.approx(want, rel=1e-12, abs=1e-12)
+        assert (histogram_percentiles(lo, hi, np.array(limits), np.array(counts))
+                == pytest.approx(want, rel=1e-12, abs=1e-12))

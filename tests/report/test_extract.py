@@ -2,8 +2,8 @@
 percentiles per run, the last image and texts per tag and run, hparams rows, and the filters."""
 import numpy as np
 import pytest
-
 from report_logdir import RUNS, STEPS
+
 from tensorboard.reader import read_scalars
 from tensorboard.reader._events import read_runs
 from tensorboard.report.downsample import even_indices

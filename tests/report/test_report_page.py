@@ -6,9 +6,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from chromium import chromium
 from report_logdir import RUNS
+
 from tensorboard.report import export_report
 
 REPO = Path(__file__).resolve().parents[2]

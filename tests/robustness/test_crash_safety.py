@@ -9,12 +9,12 @@ import signal
 import time
 
 import pytest
+import rb_helpers as h
+from upstream import upstream_read
 
 import tensorboard
 from tensorboard.events import _signals, record
 from tensorboard.src import summary_pb2
-from upstream import upstream_read
-import rb_helpers as h
 
 KILLS = 12  # SIGKILLs at random moments (each child runs well under a second)
 

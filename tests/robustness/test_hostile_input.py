@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from upstream import upstream_read
 
 import tensorboard
 from tensorboard import summary
 from tensorboard.src import summary_pb2
-from upstream import upstream_read
 
 EXAMPLES = 60  # per encoder
 
@@ -81,7 +81,8 @@ def test_hostile_inputs_are_read_by_upstream_or_rejected_by_name(tmp_path):
                     lambda: summary.image(tag, tensor, dataformats=fmt))
 
     @settings(max_examples=EXAMPLES, **common)
-    @given(tag=tags, tensor=arrays(max_dims=2, max_side=50), rate=st.one_of(st.integers(-10, 200_000), st.floats(max_value=1e6)))
+    @given(tag=tags, tensor=arrays(max_dims=2, max_side=50),
+           rate=st.one_of(st.integers(-10, 200_000), st.floats(max_value=1e6)))
     def audio_case(tag, tensor, rate):
         out.attempt("audio", ("tag", "tensor", "sample_rate", "audio"),
                     lambda: summary.audio(tag, tensor, sample_rate=rate))

@@ -6,11 +6,11 @@ import os
 import threading
 
 import pytest
+import rb_helpers as h
+from upstream import upstream_read
 
 import tensorboard
 from tensorboard import distributed, reader
-from upstream import upstream_read
-import rb_helpers as h
 
 THREADS, PER_THREAD = 8, 5000
 PROCESSES, PER_PROCESS = 8, 3000

@@ -9,12 +9,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import mxnet as mx
 import logging
-import tensorboard
-import numpy as np
 
+import mxnet as mx
+import numpy as np
 from synthetic_mnist import make_digits
+
+import tensorboard
 
 LOGDIR = sys.argv[1] if len(sys.argv) > 1 else 'logs/'
 NUM_EPOCH = int(os.environ.get("SEED_EPOCHS", "3"))
@@ -84,7 +85,8 @@ monitor = mx.mon.Monitor(100, monitor_fc1_gradient, pattern='fc1_backward_weight
 def monitor_fc1_weight(param):
     if param.nbatch % 100 == 0:
         arg_params, aux_params = param.locals['self'].get_params()
-        summary_writer.add_summary(tensorboard.summary.histogram('fc1-weight', arg_params['fc1_weight'].asnumpy().flatten()))
+        summary_writer.add_summary(tensorboard.summary.histogram('fc1-weight',
+                                                                 arg_params['fc1_weight'].asnumpy().flatten()))
 batch_end_callbacks.append(monitor_fc1_weight)
 
 # monitor fc1 weight at the end of each epoch

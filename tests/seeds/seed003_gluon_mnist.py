@@ -15,13 +15,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import numpy as np
 import mxnet as mx
-from mxnet import gluon, autograd
+import numpy as np
+from mxnet import autograd, gluon
 from mxnet.gluon import nn
-from tensorboard import SummaryWriter
-
 from synthetic_mnist import make_digits
+
+from tensorboard import SummaryWriter
 
 parser = argparse.ArgumentParser(description='MXNet Gluon MNIST Example')
 parser.add_argument('--logdir', type=str, default='./logs')

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from graph.graph_view import GraphView
 from seeds.mxnet_venv import run_mxnet
+from upstream import as_array, upstream_read
+
 from tensorboard.reader import read_events
 from tensorboard.src import layout_pb2
-from upstream import as_array, upstream_read
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "demo" / "demo.py"

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from graph.graph_view import GraphView
 from seeds.mxnet_venv import run_mxnet
 from seeds.synthetic_mnist import make_digits

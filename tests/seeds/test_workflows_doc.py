@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from ecosystem.eco_helpers import eco_env, eco_python
 from readme_examples import all_examples, check_example_logged, example_env, expected_tags, page_examples
 from seeds.mxnet_venv import run_mxnet

@@ -2,11 +2,10 @@
 through our reader (--data_provider=standalone). Screenshots go to artifacts/."""
 from __future__ import annotations
 
-
 from chromium import browser  # noqa: F401 (the fixture)
+from playwright import sync_api
 from test_browser import shot
 
-from playwright import sync_api
 DASHBOARD_TIMEOUT_MS = 20000  # per dashboard, guards against a hang only
 
 

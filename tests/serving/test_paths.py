@@ -1,7 +1,7 @@
 """--data_provider: which path serves. auto keeps upstream's native data server where upstream would
 start it and serves through our reader wherever upstream would fall back to its Python loader;
-object-store URLs are ours too where fsspec has their backend, other URLs stay with upstream's loader; the explicit choices are refused clearly
-where they cannot serve."""
+object-store URLs are ours too where fsspec has their backend, other URLs stay with upstream's loader;
+the explicit choices are refused clearly where they cannot serve."""
 from __future__ import annotations
 
 import argparse

@@ -7,10 +7,10 @@ import uuid
 
 import fsspec
 import pytest
+from test_provider import CTX, E, _event, _header, assert_same, ours
 
 from tensorboard.serving._remote import RemoteRoot
 from tensorboard.serving.provider import StandaloneDataProvider
-from test_provider import CTX, E, _event, _header, assert_same, ours
 
 
 def local_as(local, url: str) -> StandaloneDataProvider:

@@ -12,12 +12,13 @@ import pytest
 pytest.importorskip("moto")  # moto[server], s3fs and boto3 are in .venv (tools/test_envs.sh)
 pytest.importorskip("s3fs")
 
-import tensorboard  # noqa: E402
-from serving_helpers import start_launcher, wait_until  # noqa: E402
 from e2e_helpers import http_get, stop_server  # noqa: E402
+from serving_helpers import start_launcher, wait_until  # noqa: E402
 from test_routes import assert_same_answers, last_step  # noqa: E402
 from tools.s3_server import s3_bucket  # noqa: E402
 from upstream import upstream_run  # noqa: E402
+
+import tensorboard  # noqa: E402
 
 BUCKET = "serving"
 WRITERS = ("ours", "torch", "tbx")

@@ -20,7 +20,8 @@ def values():
     edges = LIMITS[1:-1]
     e32 = edges.astype(np.float32)
     near = [edges, np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf), e32.astype(np.float64),
-            np.nextafter(e32, np.float32(np.inf)).astype(np.float64), np.nextafter(e32, np.float32(-np.inf)).astype(np.float64)]
+            np.nextafter(e32, np.float32(np.inf)).astype(np.float64),
+            np.nextafter(e32, np.float32(-np.inf)).astype(np.float64)]
     near = np.concatenate(near)
     near32 = near[np.abs(near) < 3e38].astype(np.float32)
     spread = rng.standard_normal(50_000) * 10.0 ** rng.uniform(-14, 22, 50_000)

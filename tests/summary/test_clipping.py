@@ -8,12 +8,12 @@ import warnings
 import numpy as np
 import pytest
 from PIL import Image
+from upstream import upstream_read
 
 import tensorboard
 from tensorboard import summary
 from tensorboard.summary import _clipping
 from tensorboard.summary._clipping import ClippedValuesWarning
-from upstream import upstream_read
 
 
 @pytest.fixture(autouse=True)

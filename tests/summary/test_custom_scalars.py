@@ -28,8 +28,9 @@ def test_errors(layout, error):
 
 
 def test_a_writers_layouts_add_up_since_the_dashboard_shows_the_last(tmp_path):
-    from tensorboard import SummaryWriter
     from upstream import upstream_read
+
+    from tensorboard import SummaryWriter
 
     with SummaryWriter(str(tmp_path)) as writer:
         writer.add_custom_scalars_multilinechart(["loss/.*"], category="train", title="losses")

@@ -6,13 +6,14 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from upstream import upstream_read
 
 import tensorboard
 from tensorboard import summary
 from tensorboard.summary.histogram import default_bucket_limits, histogram_proto, histogram_raw_proto
-from upstream import upstream_read
 
 LIMITS = default_bucket_limits()
 

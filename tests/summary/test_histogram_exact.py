@@ -15,11 +15,12 @@ import ml_dtypes
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from upstream import upstream_run
 
 from tensorboard import SummaryWriter
 from tensorboard.summary.histogram import default_bucket_limits, histogram_proto
-from upstream import upstream_run
 
 counting = importlib.import_module("tensorboard.summary._histogram_counts")
 planning = importlib.import_module("tensorboard.summary._histogram_plan")
@@ -300,7 +301,8 @@ def test_threads_share_tables_and_keep_their_own_buffers():
     """Each thread goes through every input (float tables, and 8/16-bit patterns counted in reused
     counters) in its own order, three times."""
     rng = np.random.default_rng(11)
-    inputs = [rng.standard_normal(50_000).astype(dtype) * 10.0 ** k for k in range(-3, 3) for dtype in (np.float32, np.float64)]
+    inputs = [rng.standard_normal(50_000).astype(dtype) * 10.0 ** k
+              for k in range(-3, 3) for dtype in (np.float32, np.float64)]
     inputs += [(rng.standard_normal(70_000) * 10.0 ** k).astype(np.float16) for k in (-2, 2)]
     inputs += [rng.integers(-128, 128, 3_000).astype(np.int8), rng.integers(0, 1 << 16, 140_000).astype(np.uint16)]
     expected = [reference(v.astype(np.float64)) for v in inputs]
@@ -330,7 +332,8 @@ def test_upstream_reads_back_exact_histograms(tmp_path):
         "float64_wide": (lambda v: (v, v))(rng.standard_normal(100_000) * 10.0 ** rng.uniform(-14, 22, 100_000)),
         "edges": (NEAR_LIMITS, NEAR_LIMITS),
         "float16": (normal.astype(np.float16), normal.astype(np.float16)),
-        "torch_bfloat16": (torch.from_numpy(normal).to(torch.bfloat16), torch.from_numpy(normal).to(torch.bfloat16).float().numpy()),
+        "torch_bfloat16": (torch.from_numpy(normal).to(torch.bfloat16),
+                           torch.from_numpy(normal).to(torch.bfloat16).float().numpy()),
         "int8": (lambda v: (v, v))(rng.integers(-128, 128, 100_000).astype(np.int8)),
         "constant": (np.full(100_000, 0.25, np.float32), np.full(100_000, 0.25, np.float32)),
         "mask": (lambda v: (v, v))(rng.integers(0, 2, 100_000).astype(np.float32)),  # values by equality

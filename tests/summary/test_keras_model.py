@@ -2,10 +2,10 @@
 import json
 
 import pytest
+from upstream import as_array, plugin_content, upstream_run
 
 from tensorboard import FileWriter, summary
 from tensorboard.src import summary_pb2, types_pb2
-from upstream import as_array, plugin_content, upstream_run
 
 CONFIG = json.dumps({"class_name": "Sequential", "config": {"name": "seq", "layers": [
     {"class_name": "InputLayer", "config": {"name": "x", "batch_shape": [None, 4]}},

@@ -28,8 +28,9 @@ def test_errors(text, error):
 
 def test_bytes_that_are_not_utf8_are_refused_at_the_call(tmp_path):
     """The text plugin decodes every string of a tag as UTF-8: one bad step would hide all of them."""
-    from tensorboard import SummaryWriter
     from upstream import upstream_read
+
+    from tensorboard import SummaryWriter
 
     assert summary.text("t", "café".encode()).value[0].tensor.string_val == ["café".encode()]
     with pytest.raises(ValueError, match=r"^text: bytes that are not UTF-8: unexpected end of data at byte 3"):

@@ -5,11 +5,11 @@ each test compares what was logged with what upstream's readers decode.
 """
 import numpy as np
 import pytest
+from upstream import as_array, plugin_content, upstream_read
 
 import tensorboard
 from tensorboard import summary
 from tensorboard.src import hparams_pb2, layout_pb2, mesh_pb2, plugin_data_pb2
-from upstream import as_array, plugin_content, upstream_read
 
 RNG = np.random.default_rng(1234)
 HIST_VALUES = RNG.standard_normal(5000).astype(np.float32) * 3
@@ -50,7 +50,8 @@ def run(tmp_path_factory):
     writer.add_summary(summary.text("table", [["a", "b"], ["c", "ünï"]]), 1)
     writer.add_summary(summary.pr_curve("pr", LABELS, PREDICTIONS, num_thresholds=11), 1)
     writer.add_summary(summary.pr_curve_raw("pr_raw", *[np.arange(5) + i for i in range(6)], num_thresholds=5), 1)
-    writer.add_summary(summary.mesh("mesh", VERTICES, colors=COLORS, faces=FACES, config_dict={"camera": {"fov": 75}}), 1)
+    writer.add_summary(summary.mesh("mesh", VERTICES, colors=COLORS, faces=FACES,
+                                    config_dict={"camera": {"fov": 75}}), 1)
     writer.add_summary(summary.video("video", VIDEO, fps=5), 1)
     writer.add_summary(summary.custom_scalars({"Losses": {"both": ["Multiline", ["loss", "train.*"]],
                                                           "band": ["Margin", ["m", "lo", "hi"]]}}))

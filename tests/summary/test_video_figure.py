@@ -82,8 +82,9 @@ def test_figure():
 
 def test_a_list_of_figures_is_one_batch_closed_only_once_logged(tmp_path):
     plt = pytest.importorskip("matplotlib.pyplot")
-    from tensorboard import SummaryWriter
     from upstream import upstream_run
+
+    from tensorboard import SummaryWriter
 
     small, large, other = (plt.figure(figsize=size, dpi=50) for size in ((2, 1), (3, 1), (2, 1)))
     with SummaryWriter(str(tmp_path)) as writer:

@@ -1,5 +1,6 @@
 """Runs tbparse's whole public API (in .venv-upstream) and prints it as JSON:
-`tbparse_api_dump.py surface` or `tbparse_api_dump.py tree LOGDIR KWARGS_JSON` or `tbparse_api_dump.py static INPUT_JSON`.
+`tbparse_api_dump.py surface` or `tbparse_api_dump.py tree LOGDIR KWARGS_JSON` or
+`tbparse_api_dump.py static INPUT_JSON`.
 
 `normalized()` turns what the API returns (namedtuples of upstream's EventAccumulator, protos,
 bytes, NumPy values) into JSON; the tests apply the same function to our reader's answers.

@@ -13,12 +13,14 @@ import wave
 import numpy as np
 from google.protobuf import json_format, text_format
 from PIL import Image
-from tensorboard.backend.event_processing import event_accumulator
-from tensorboard.backend.event_processing import event_file_loader
-from tensorboard.backend.event_processing import io_wrapper
-from tensorboard.backend.event_processing import plugin_event_accumulator
-from tensorboard.plugins.projector import projector_config_pb2
-from tensorboard.plugins.projector import projector_plugin
+
+from tensorboard.backend.event_processing import (
+    event_accumulator,
+    event_file_loader,
+    io_wrapper,
+    plugin_event_accumulator,
+)
+from tensorboard.plugins.projector import projector_config_pb2, projector_plugin
 from tensorboard.util import tensor_util
 
 KEEP_ALL = {

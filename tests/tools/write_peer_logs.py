@@ -41,9 +41,10 @@ def _tensorflow_stand_in() -> None:
 
 def write_v1(logdir: str) -> None:
     _tensorflow_stand_in()
-    from tensorboard.summary import v1
     from tensorboardX import FileWriter
     from tensorboardX.proto.summary_pb2 import Summary
+
+    from tensorboard.summary import v1
 
     rng = np.random.default_rng(1)  # image_pb/audio_pb need a TF graph: images and audio come from tbx/torch
     writer = FileWriter(logdir)

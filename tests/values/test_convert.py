@@ -3,8 +3,8 @@ import math
 import os
 import subprocess
 import sys
-from pathlib import Path
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest

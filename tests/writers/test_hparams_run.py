@@ -12,11 +12,11 @@ import urllib.parse
 import urllib.request
 
 import pytest
+from upstream import upstream_python
 
 import tensorboard
 from tensorboard.logdir.hparams import hparams_frame
 from tensorboard.reader._events import read_runs
-from upstream import upstream_python
 
 RATES = (0.1, 0.01, 0.001)
 STEPS = 1500  # above upstream's default 1000 scalars per series: the server keeps up to 100,000

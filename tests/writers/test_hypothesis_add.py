@@ -17,12 +17,13 @@ import re
 import warnings
 
 import numpy as np
-from hypothesis import HealthCheck, example, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from upstream import as_array, upstream_read
 
 import tensorboard
 from tensorboard import reader
-from upstream import as_array, upstream_read
 
 EXAMPLES = int(os.environ.get("TB_HYPOTHESIS_EXAMPLES", "400"))
 
@@ -45,7 +46,8 @@ steps = st.one_of(st.none(), st.integers(-5, 10 ** 6), st.integers(0, 10 ** 6), 
 tags = st.one_of(st.text(min_size=1, max_size=6), st.text(min_size=1, max_size=6), texts)
 
 PLAUSIBLE = {  # per argument name: values that often make a valid call (mixed with junk below)
-    "tag": tags, "main_tag": tags, "global_step": steps, "walltime": st.one_of(st.none(), st.floats(0, 2e9), st.floats()),
+    "tag": tags, "main_tag": tags, "global_step": steps,
+    "walltime": st.one_of(st.none(), st.floats(0, 2e9), st.floats()),
     "scalar_value": numbers, "value": numbers, "new_style": st.booleans(), "double_precision": st.booleans(),
     "display_name": st.one_of(st.none(), texts), "summary_description": st.one_of(st.none(), texts),
     "tag_scalar_dict": st.one_of(st.dictionaries(st.text("abc_", min_size=1, max_size=4), numbers, min_size=1,
@@ -120,7 +122,7 @@ def names_an_argument(err: BaseException, method: str) -> bool:
     head = message[:60]
     names = {p.name for p in parameters(method)} | ENCODER_NAMES.get(method, set())
     return any(re.match(rf"^(\w+ and )?{re.escape(name)}\b", head) or f"'{name}'" in head
-               for name in names)  # "name: ...", or quoted as Python's "missing required argument 'name'" 
+               for name in names)  # "name: ...", or quoted as Python's "missing required argument 'name'"
 
 
 def test_every_add_method_refuses_by_name_or_writes_what_upstream_reads(tmp_path):

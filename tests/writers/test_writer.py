@@ -8,11 +8,11 @@ import textwrap
 
 import numpy as np
 import pytest
+from upstream import upstream_read, upstream_run
 
 import tensorboard
 from tensorboard import reader
 from tensorboard.src import event_pb2, graph_pb2, summary_pb2
-from upstream import upstream_read, upstream_run
 
 REPO_PYTHON = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "python")
 

@@ -324,6 +324,7 @@ def main(argv=None):
         return 0
 
     from absl import app  # pylint: disable=import-outside-toplevel
+
     from tensorboard import main_lib, manager, program  # pylint: disable=import-outside-toplevel
     from tensorboard.plugins import base_plugin  # pylint: disable=import-outside-toplevel
 

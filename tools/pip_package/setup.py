@@ -89,7 +89,8 @@ setup(
     extras_require=EXTRAS_REQUIRE,
     # Upstream's dynamic plugin registration, so in-process servers (tensorboard.program,
     # `python -m tensorboard.main`, %tensorboard) get the projector as with upstream's wheel.
-    entry_points={"tensorboard_plugins": ["projector = tensorboard.plugins.projector.projector_plugin:ProjectorPlugin"]},
+    entry_points={
+        "tensorboard_plugins": ["projector = tensorboard.plugins.projector.projector_plugin:ProjectorPlugin"]},
     zip_safe=False,
     classifiers=[
         "Programming Language :: Python :: 3",

@@ -261,8 +261,9 @@ def bulk_columns(buf: bytes, starts, ends):
     are plain scalars for column-wise decoding to pay (they all go one by one)."""
     if len(starts) < _BULK_MIN:
         return None
-    from tensorboard.logdir.bulk import key_ids, plain_scalars
     import numpy as np
+
+    from tensorboard.logdir.bulk import key_ids, plain_scalars
 
     ok, steps, walls, values, key_start, key_len = plain_scalars(buf, starts, ends)
     idx = np.flatnonzero(ok)

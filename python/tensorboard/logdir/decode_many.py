@@ -10,9 +10,9 @@ from typing import Sequence
 
 import numpy as np
 
-from tensorboard.logdir.decode import Spans, bulk_columns, decode_file, decode_segments, split_segments
 from tensorboard.events.record import CorruptEventFileError, DamagedFileWarning, TruncatedTailWarning
 from tensorboard.events.scan_many import intact_spans, scan_tails
+from tensorboard.logdir.decode import Spans, bulk_columns, decode_file, decode_segments, split_segments
 from tensorboard.logdir.run_data import RunData
 
 

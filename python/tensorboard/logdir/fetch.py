@@ -5,7 +5,6 @@ after another spends the time waiting; a batch waits once. Concurrency (files pe
 in flight are both bounded. Local disks never come here."""
 from __future__ import annotations
 
-import posixpath
 import threading
 from dataclasses import dataclass
 from typing import Iterator, Sequence

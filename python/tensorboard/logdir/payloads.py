@@ -23,7 +23,8 @@ def tensor_to_numpy(tensor) -> np.ndarray:
     shape = [d.size for d in tensor.tensor_shape.dim]
     size = int(np.prod(shape, dtype=np.int64))
     if tensor.tensor_content:
-        return np.frombuffer(tensor.tensor_content, dtype=np.dtype(dtype).newbyteorder("<")).astype(dtype).reshape(shape)
+        little_endian = np.dtype(dtype).newbyteorder("<")
+        return np.frombuffer(tensor.tensor_content, dtype=little_endian).astype(dtype).reshape(shape)
     values = list(getattr(tensor, field_name))
     if dtype is object:
         array = np.array(values, dtype=object)
@@ -47,7 +48,8 @@ def decode_image(encoded: bytes) -> np.ndarray:
     try:
         from PIL import Image, ImageSequence
     except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError("decoding images needs Pillow: pip install pandas pyarrow pillow (the wheel's [data] extra)") from err
+        raise ImportError("decoding images needs Pillow: pip install pandas pyarrow pillow "
+                          "(the wheel's [data] extra)") from err
     with Image.open(io.BytesIO(encoded)) as image:
         if image.format == "GIF":
             return np.stack([np.asarray(frame.convert("RGB")) for frame in ImageSequence.Iterator(image)])

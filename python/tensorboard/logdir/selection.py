@@ -8,7 +8,17 @@ import re
 from array import array
 from dataclasses import dataclass
 
-from tensorboard.logdir.kinds import ALL_EVENT_TYPES, AUDIO, HISTOGRAMS, HPARAMS, IMAGES, SCALARS, TENSORS, TEXT, text_name
+from tensorboard.logdir.kinds import (
+    ALL_EVENT_TYPES,
+    AUDIO,
+    HISTOGRAMS,
+    HPARAMS,
+    IMAGES,
+    SCALARS,
+    TENSORS,
+    TEXT,
+    text_name,
+)
 from tensorboard.logdir.run_data import KindStore, RunData
 
 

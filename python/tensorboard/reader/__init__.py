@@ -6,8 +6,16 @@ Every record's CRCs are checked; a truncated tail is skipped with a TruncatedTai
 corruption raises CorruptEventFileError naming the file and byte offset.
 """
 from tensorboard.events.record import CorruptEventFileError, DamagedFileWarning, TruncatedTailWarning
-from tensorboard.reader._events import (EventFileReader, LoggedEvent, discover, is_event_file, read_events,
-                                        read_logdir, read_runs, read_scalars)
+from tensorboard.reader._events import (
+    EventFileReader,
+    LoggedEvent,
+    discover,
+    is_event_file,
+    read_events,
+    read_logdir,
+    read_runs,
+    read_scalars,
+)
 from tensorboard.reader._summary_reader import SummaryReader
 
 

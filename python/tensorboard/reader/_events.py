@@ -7,8 +7,13 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from tensorboard.events.record import (CorruptEventFileError, CorruptRecordError, TruncatedRecordError,
-                                       TruncatedTailWarning, read_records)
+from tensorboard.events.record import (
+    CorruptEventFileError,
+    CorruptRecordError,
+    TruncatedRecordError,
+    TruncatedTailWarning,
+    read_records,
+)
 from tensorboard.events.storage import storage_for
 from tensorboard.logdir import RunData, is_event_file, list_runs, read_listed
 

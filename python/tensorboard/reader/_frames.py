@@ -11,9 +11,9 @@ import os
 import numpy as np
 
 from tensorboard.logdir.kinds import AUDIO, HISTOGRAMS, HPARAMS, IMAGES, SCALARS, TENSORS, TEXT, text_name
-from tensorboard.logdir.run_data import RunData
 from tensorboard.logdir.names import run_parts, tbparse_dir_name
 from tensorboard.logdir.payloads import decode_image, decode_wav, tensor_to_numpy
+from tensorboard.logdir.run_data import RunData
 
 # per kind: the value columns always present, then the optional ones an extra column switches on
 _VALUE_COLUMNS = {SCALARS: (("value",), ()), TENSORS: (("value",), ()), TEXT: (("value",), ()),
@@ -212,7 +212,8 @@ def _strings(names: list[str], codes: np.ndarray, pd):
     if getattr(dtype, "storage", None) == "pyarrow":
         import pyarrow as pa
 
-        dictionary = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), pa.array(names, pa.large_string()))
+        dictionary = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)),
+                                                    pa.array(names, pa.large_string()))
         return pd.array(dictionary.cast(pa.large_string()), dtype=dtype)
     return np.asarray(names, dtype=object)[codes]
 

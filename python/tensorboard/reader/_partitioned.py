@@ -95,8 +95,9 @@ def write_partitioned(frames: Iterable, out: str, force: bool = False,
                     try:
                         part = part.cast(schema)
                     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as err:
-                        raise ValueError(f"run {name!r}: its columns {part.schema.types} do not match the earlier "
-                                         f"runs' {schema.types} ({err}); export this kind to one file instead") from None
+                        raise ValueError(f"run {name!r}: its columns {part.schema.types} do not match the "
+                                         f"earlier runs' {schema.types} ({err}); export this kind to one file "
+                                         "instead") from None
                 directory = os.path.join(tmp, encode_run(name))
                 os.makedirs(directory)
                 pq.write_table(part, os.path.join(directory, PART_NAME))

@@ -15,8 +15,10 @@ EVENT_TYPES_ORDER = ("images", "audio", "histograms", "scalars", "tensors", HPAR
 def load_accumulator(path: str):
     """Upstream's EventAccumulator over the event file `path`, keeping every event, loaded."""
     try:
-        from tensorboard.backend.event_processing.event_accumulator import (STORE_EVERYTHING_SIZE_GUIDANCE,
-                                                                            EventAccumulator)
+        from tensorboard.backend.event_processing.event_accumulator import (
+            STORE_EVERYTHING_SIZE_GUIDANCE,
+            EventAccumulator,
+        )
     except ImportError as err:
         raise ImportError("raw_tags/raw_events need upstream TensorBoard's event_accumulator, which ships with "
                           "the renderer inside this wheel; it was not found (is tensorboard_standalone_renderer "

@@ -59,7 +59,8 @@ def _wav_rate(encoded: bytes) -> int:
 def _buckets(counts, limits) -> tuple[np.ndarray, np.ndarray]:
     counts, limits = np.asarray(counts), np.asarray(limits)
     if len(counts) != len(limits):
-        raise ValueError(f"counts and limits must be as long (the first count is 0), got {len(counts)} and {len(limits)}")
+        raise ValueError("counts and limits must be as long (the first count is 0), "
+                         f"got {len(counts)} and {len(limits)}")
     return counts, limits
 
 

@@ -12,7 +12,7 @@ import math
 import sys
 import time
 
-from tensorboard.logdir import Selection, TOP_RUN, iter_runs, read_runs
+from tensorboard.logdir import TOP_RUN, Selection, iter_runs, read_runs
 from tensorboard.logdir.arguments import add_reading_arguments, add_writing_arguments, check_reading_arguments
 from tensorboard.logdir.output import check_out, plain_cell, write_atomically
 from tensorboard.logdir.progress import Progress
@@ -114,7 +114,8 @@ def write_table(frame, out: str, force: bool = True) -> None:
         try:
             import pyarrow  # noqa: F401
         except ImportError as err:
-            raise ImportError("Parquet export needs pyarrow: pip install pandas pyarrow pillow (the wheel's [data] extra)") from err
+            raise ImportError("Parquet export needs pyarrow: pip install pandas pyarrow pillow "
+                              "(the wheel's [data] extra)") from err
     write_atomically(out, force, lambda tmp: _write_format(frame, fmt, tmp))
 
 

@@ -1,4 +1,4 @@
-"""`python -m tensorboard.report --logdir D --out report.html` (the same as `tensorboard export` with an .html --out)."""
+"""`python -m tensorboard.report --logdir D --out report.html`: `tensorboard export` with an .html --out."""
 import sys
 
 from tensorboard.report.cli import main

@@ -10,8 +10,8 @@ import numpy as np
 
 from tensorboard.logdir.hparams import hparams_rows
 from tensorboard.logdir.kinds import text_name
-from tensorboard.logdir.run_data import RunData
 from tensorboard.logdir.payloads import tensor_to_numpy
+from tensorboard.logdir.run_data import RunData
 from tensorboard.report.downsample import even_indices, histogram_percentiles
 
 REPORT_KINDS = ("scalars", "histograms", "images", "text", "hparams")
@@ -153,14 +153,16 @@ def extract(runs: list[RunData], kinds=REPORT_KINDS, tags: str | None = None, ma
                 encoded = store.values[int(rows[-1])][2]
                 mime = _image_type(encoded)
                 if _wanted(tag, tag_re) and mime is not None:
-                    report.images.setdefault(tag, []).append((run_id(run), int(store.steps[int(rows[-1])]), mime, encoded))
+                    step = int(store.steps[int(rows[-1])])
+                    report.images.setdefault(tag, []).append((run_id(run), step, mime, encoded))
         if "text" in kinds:
             text_tags = set(run.plugin_content.get("text", ()))
             store = run.tensors
             for tag, rows in _grouped(store, bounds):
                 name = text_name(tag)
                 if tag in text_tags and _wanted(name, tag_re):
-                    last = [(int(store.steps[int(i)]), _text_of(store.values[int(i)])) for i in rows[-TEXTS_PER_SERIES:]]
+                    last = [(int(store.steps[int(i)]), _text_of(store.values[int(i)]))
+                            for i in rows[-TEXTS_PER_SERIES:]]
                     report.text.setdefault(name, []).append((run_id(run), last))
     if "hparams" in kinds:
         report.hparams = hparams_rows(runs)

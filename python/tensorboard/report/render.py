@@ -87,6 +87,7 @@ def render(report: ReportData, title: str, max_points: int) -> str:
         f"<title>{html.escape(title)}</title>\n<style>", _asset("vendor", "uPlot.min.css"), "</style>\n<style>",
         _asset("assets", "page.css"), "</style></head>\n<body><div id=\"report\"></div>\n",
         "<script type=\"application/json\" id=\"report-data\">", _script_json(payload(report, title, max_points)),
-        "</script>\n<script>", _asset("vendor", "uPlot.iife.min.js").replace("</script", "<\\/script"), "</script>\n<script>",
+        "</script>\n<script>", _asset("vendor", "uPlot.iife.min.js").replace("</script", "<\\/script"),
+        "</script>\n<script>",
         _asset("assets", "page.js"), "</script>\n</body></html>\n",
     ])

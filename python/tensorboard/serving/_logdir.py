@@ -61,7 +61,8 @@ class Logdir:
                         logger.warning("listing %s: %s", root, err)
                         listing = {directory: None for directory in self._known_directories(remote)}
                     for directory, files in listing.items():
-                        found.setdefault(prefixed(prefix, directory_run(remote.url, directory)), (directory, remote, files))
+                        name = prefixed(prefix, directory_run(remote.url, directory))
+                        found.setdefault(name, (directory, remote, files))
                     continue
                 root = os.path.expanduser(root)
                 for directory, names in event_directories(storage_for(root), root, sort=False):

@@ -10,8 +10,15 @@ import logging
 
 from tensorboard.events.storage import storage_for
 from tensorboard.logdir.discovery import object_store_runs
-from tensorboard.logdir.fetch import (DEFAULT_CONCURRENCY, DEFAULT_MAX_BYTES, ObjectFile, fetch_batches, list_files,
-                                      plan_fetches, reading_options)
+from tensorboard.logdir.fetch import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_BYTES,
+    ObjectFile,
+    fetch_batches,
+    list_files,
+    plan_fetches,
+    reading_options,
+)
 from tensorboard.serving._batch import SMALL_BYTES, Batch
 from tensorboard.serving._reading import MARK_BYTES, FileState, read_appended
 

@@ -10,12 +10,12 @@ import subprocess
 import threading
 
 import pytest
+from test_event_file_writer import UPSTREAM
 from upstream import upstream_python
 from waiting import eventually
 
 from tensorboard import _upstream
 from tensorboard.summary.writer import event_file_writer as ours
-from test_event_file_writer import UPSTREAM
 
 IMPLS = {"upstream": UPSTREAM, "ours": ours}
 # every module of ours that stands in for one of upstream's (same path in upstream's package)

@@ -20,9 +20,9 @@ from upstream import upstream_read
 from waiting import eventually, module_from_file
 
 from tensorboard import _upstream
-from tensorboard.events import event_file as core
 from tensorboard.compat.proto import event_pb2 as upstream_event_pb2
 from tensorboard.compat.proto import summary_pb2 as upstream_summary_pb2
+from tensorboard.events import event_file as core
 from tensorboard.src import event_pb2 as our_event_pb2
 from tensorboard.src import summary_pb2 as our_summary_pb2
 from tensorboard.summary.writer import event_file_writer as ours

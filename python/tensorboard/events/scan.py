@@ -79,7 +79,7 @@ def scan_spans(stream: BinaryIO, path: str | None, chunk_bytes: int = CHUNK_BYTE
         consumed = pending if pending is not None else (int(ends[-1]) + 4 if len(ends) else 0)
         if pending is not None:
             need = 16 + int(_LEN(buf, pending)[0])
-            if need - 4 > MAX_RECORD_BYTES:
+            if need - 16 > MAX_RECORD_BYTES:  # the length itself, as the header check and read_records judge it
                 _corrupt(path, base + pending, _impossible(need - 16))
         else:
             need = 0

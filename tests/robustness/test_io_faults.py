@@ -512,6 +512,6 @@ def test_remote_close_during_an_outage_counts_exactly_what_was_not_uploaded(flak
 
 
 def h_scalar(i: int) -> bytes:
-    from tensorboard.events import _wire
+    from tensorboard.events import wire
 
-    return _wire.scalar_event(_wire.scalar_prefix("x"), float(i), i, 1000.0 + i)
+    return wire.scalar_event(wire.scalar_prefix("x"), float(i), i, 1000.0 + i)

@@ -1,6 +1,6 @@
 """Our protos and upstream's live in one process, in either import order, and cross over.
 
-Our generated modules register in a descriptor pool of their own (tensorboard/src/_pool.py);
+Our generated modules register in a descriptor pool of their own (tensorboard/src/pool.py);
 upstream's `tensorboard.compat.proto` and plugin protos (served from the copy inside the wheel)
 use protobuf's default pool with the same full names.
 """
@@ -17,7 +17,7 @@ import pytest
 import tensorboard
 from tensorboard import summary
 from tensorboard.src import event_pb2, graph_pb2, summary_pb2
-from tensorboard.src._pool import as_ours, is_message
+from tensorboard.src.pool import as_ours, is_message
 from upstream import REPO, upstream_run
 
 OURS = ["event_pb2", "graph_pb2", "hparams_pb2", "layout_pb2", "mesh_pb2", "plugin_data_pb2",

@@ -9,7 +9,7 @@ from hypothesis.extra import numpy as hnp
 from PIL import Image
 
 from tensorboard import summary
-from tensorboard.summary._png import encode_png
+from tensorboard.summary.png import encode_png
 from tensorboard.summary.image import make_grid, to_uint8
 
 

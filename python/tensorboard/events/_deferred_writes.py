@@ -2,7 +2,7 @@
 
 `DeferredWrites` owns this state for one EventFileWriter: the writer's `write_deferred` queues the
 event in order and has it hand the event to the idle-priority background encoder
-(tensorboard.values._background). The writer thread writes events in
+(tensorboard.values.background). The writer thread writes events in
 order; a deferred one not yet encoded in the background is held back at the queue's head (with
 what follows it) until the next wake-up, unless somebody needs it now: a flush or close, a
 producer held by a memory bound, interpreter exit, or the event being older than flush_secs.
@@ -17,7 +17,7 @@ import threading
 import time
 from collections import deque
 
-from tensorboard.values import _background
+from tensorboard.values import background
 from tensorboard.values.deferred import Deferred, DeferredValueError
 
 _LOOK_AHEAD = 64  # queued events the writer looks at for work while the encoder holds the head
@@ -60,7 +60,7 @@ class DeferredWrites:
     def submit(self, item: Deferred) -> None:
         """Hands a queued item to the background encoder, or to the writer thread while none runs."""
         if _background_alive():
-            _background.submit(item)
+            background.submit(item)
         else:  # starting the encoder waits until its thread runs (10-60 ms on busy cores): the writer thread does
             self._unsubmitted.append(item)
             self._wake.set()
@@ -93,7 +93,7 @@ class DeferredWrites:
         wake-up, rather than encode it here at normal priority."""
         if self._unsubmitted:  # callers queued values while no encoder ran: start it here, hand them over, and
             while self._unsubmitted:  # go back to sleep as if this wake-up (only for that) had not happened
-                _background.submit(self._unsubmitted.popleft())
+                background.submit(self._unsubmitted.popleft())
             if not (self._waiters > 0 or self.exiting or closed):
                 return True
         if item.done or self._waiters > 0 or self.exiting or closed or not _background_alive():
@@ -153,7 +153,7 @@ class DeferredWrites:
 
 
 def _background_alive() -> bool:
-    thread = _background.encoder_thread()
+    thread = background.encoder_thread()
     return thread is not None and thread.is_alive()
 
 

@@ -9,7 +9,7 @@ import threading
 import time
 import weakref
 
-from tensorboard.values import _background
+from tensorboard.values import background
 
 _open_writers: "weakref.WeakSet" = weakref.WeakSet()
 
@@ -39,7 +39,7 @@ def writer_closed() -> None:
     """After a writer's close(): with no writer left open the background encoder has no work, so it ends
     (waiting at most ENCODER_CLOSE_WAIT for an item it is on; it ends after that item)."""
     if not _open_writers:
-        _background.stop(ENCODER_CLOSE_WAIT)
+        background.stop(ENCODER_CLOSE_WAIT)
 
 
 _finalizer_pid: int | None = None  # the process whose multiprocessing exit finalizers hold our exit flush
@@ -78,7 +78,7 @@ ENCODER_EXIT_WAIT = 5.0
 
 def _close_all_at_exit() -> None:
     """Flushes and closes writers the program left open, so queued events are not lost at exit,
-    then stops the background encoder before the interpreter finalizes (see _background.shutdown).
+    then stops the background encoder before the interpreter finalizes (see background.shutdown).
 
     Bounded: a writer whose storage hangs is given up after EXIT_FLUSH_TIMEOUT seconds (all writers
     together), and the encoder after ENCODER_EXIT_WAIT more at most, so the interpreter always exits.
@@ -92,7 +92,7 @@ def _close_all_at_exit() -> None:
                 writer.close()
             except Exception:
                 pass
-    _background.shutdown(min(ENCODER_EXIT_WAIT, deadline - time.monotonic()))
+    background.shutdown(min(ENCODER_EXIT_WAIT, deadline - time.monotonic()))
 
 
 def _mark_inherited_writers() -> None:

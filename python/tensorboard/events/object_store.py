@@ -176,45 +176,49 @@ class FsspecStorage:
     def canonical(path: str) -> str:
         return path
 
-    def _strip(self, path: str) -> str:
+    def strip_protocol(self, path: str) -> str:
+        """`path` as fsspec's file system names it: the URL without its scheme ("s3://b/k" -> "b/k")."""
         return self.fs._strip_protocol(path)
+
+    _strip = strip_protocol  # the reader's name for it until it calls strip_protocol
 
     def join(self, *parts: str) -> str:
         return posixpath.join(*parts)
 
     def makedirs(self, path: str) -> None:
-        self.fs.makedirs(self._strip(path), exist_ok=True)
+        self.fs.makedirs(self.strip_protocol(path), exist_ok=True)
 
     def exists(self, path: str) -> bool:
-        return self.fs.exists(self._strip(path))
+        return self.fs.exists(self.strip_protocol(path))
 
     def isdir(self, path: str) -> bool:
-        return self.fs.isdir(self._strip(path))
+        return self.fs.isdir(self.strip_protocol(path))
 
     def listdir(self, path: str) -> list[str]:
-        self.fs.invalidate_cache(self._strip(path))
-        return sorted(posixpath.basename(p.rstrip("/")) for p in self.fs.ls(self._strip(path), detail=False))
+        self.fs.invalidate_cache(self.strip_protocol(path))
+        return sorted(posixpath.basename(p.rstrip("/")) for p in self.fs.ls(self.strip_protocol(path), detail=False))
 
     def walk(self, root: str) -> Iterator[tuple[str, list[str]]]:
         """(URL of directory, file names) below `root`; listings are fetched anew, not from fsspec's cache."""
         self.fs.invalidate_cache()
-        for dirpath, _dirs, files in self.fs.walk(self._strip(root)):
+        for dirpath, _dirs, files in self.fs.walk(self.strip_protocol(root)):
             yield f"{self.protocol}://{dirpath}", sorted(files)
 
     def open_append(self, path: str) -> FsspecAppendFile:
-        return FsspecAppendFile(self.fs, self._strip(path), retries=self.upload_retries, backoff=self.upload_backoff)
+        return FsspecAppendFile(self.fs, self.strip_protocol(path), retries=self.upload_retries,
+                                backoff=self.upload_backoff)
 
     def open_read(self, path: str) -> "RangedObjectReader":
-        return RangedObjectReader(self.fs, self._strip(path))
+        return RangedObjectReader(self.fs, self.strip_protocol(path))
 
     def read_bytes(self, path: str) -> bytes | None:
         try:
-            return self.fs.cat_file(self._strip(path))
+            return self.fs.cat_file(self.strip_protocol(path))
         except FileNotFoundError:
             return None
 
     def write_bytes(self, path: str, data: bytes) -> None:
-        self.fs.pipe_file(self._strip(path), data)
+        self.fs.pipe_file(self.strip_protocol(path), data)
 
     def write_chunks(self, path: str, chunks: Iterable[bytes]) -> None:
         """Writes the concatenation of `chunks` to `path` through fsspec's buffered writer.
@@ -223,6 +227,6 @@ class FsspecStorage:
         (one `pipe_file`) this is not atomic: fsspec files publish what was written when they
         are closed, so an error part-way may leave a truncated object, replaced by the next write.
         """
-        with self.fs.open(self._strip(path), "wb") as f:
+        with self.fs.open(self.strip_protocol(path), "wb") as f:
             for chunk in chunks:
                 f.write(chunk)

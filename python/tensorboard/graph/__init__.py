@@ -20,7 +20,7 @@ from typing import Any
 
 from tensorboard.graph._builder import GraphBuilder
 from tensorboard.src import graph_pb2
-from tensorboard.src._pool import as_ours, is_message
+from tensorboard.src.pool import as_ours, is_message
 
 __all__ = ["to_graph_def", "framework_of", "GraphBuilder"]
 

@@ -5,7 +5,7 @@ from typing import Iterable, Optional
 
 import numpy as np
 
-from tensorboard.values._args import check_tag  # noqa: F401  (re-exported for the encoders)
+from tensorboard.values.args import check_tag  # noqa: F401  (re-exported for the encoders)
 from tensorboard.src import summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
 
 # NumPy dtype -> TensorFlow DataType enum, for the dtypes summaries use.

@@ -17,7 +17,7 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from tensorboard.events import _wire
+from tensorboard.events import wire
 from tensorboard.values.convert import check_numeric, to_float, to_numpy, to_numpy_bits16
 from tensorboard.src import summary_pb2
 from tensorboard.summary import _histogram_counts as _counts
@@ -216,7 +216,7 @@ def histogram_proto(values: Any, bins: Bins = "tensorflow", max_bins: Optional[i
     if max_bins is not None and len(counts) > max_bins:
         limits, counts = _limit_buckets(limits, counts, int(max_bins))
     _check_written(limits, counts, array.size, check_limits=not default)
-    return summary_pb2.HistogramProto.FromString(_wire.histogram_bytes(lo, hi, float(array.size), total, squares,
+    return summary_pb2.HistogramProto.FromString(wire.histogram_bytes(lo, hi, float(array.size), total, squares,
                                                                      limits, counts))
 
 

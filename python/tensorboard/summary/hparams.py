@@ -14,7 +14,7 @@ from typing import Any, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from tensorboard.src import hparams_pb2, summary_pb2, types_pb2
-from tensorboard.src._pool import message_class
+from tensorboard.src.pool import message_class
 
 # google.protobuf.Value as registered in our descriptor pool (hparams.proto's map values).
 ProtoValue = message_class("google.protobuf.Value")

@@ -147,7 +147,7 @@ def nbytes_of(value: Any) -> int:
 class Deferred:
     """A queued event whose bytes are made off the caller's thread: `encode()` converts and encodes.
 
-    The background encoder (tensorboard.values._background) runs `encode` at idle CPU priority, skipping
+    The background encoder (tensorboard.values.background) runs `encode` at idle CPU priority, skipping
     items another thread has started; a writer thread that cannot wait any longer runs it itself
     (`outcome()`), even if the encoder has started it: it never waits for an idle-priority thread.
     `encode` is a pure function of the snapshot, so whichever run finishes first gives the result.

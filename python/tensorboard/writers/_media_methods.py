@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tensorboard.values import _background, deferred as _deferred
-from tensorboard.values._args import check_tag, pick, require
-from tensorboard.writers._positional import states_order
+from tensorboard.values import background, deferred as _deferred
+from tensorboard.values.args import check_tag, pick, require
+from tensorboard.writers.positional import states_order
 from tensorboard.src import summary_pb2
 
 
@@ -53,7 +53,7 @@ class MediaMethods:
         kinds = [_deferred.framework_of(value) for value in values.values()]
         if all(kind is None for kind in kinds):
             return False
-        with _background.caller_busy():  # the encoder keeps off the GIL meanwhile (see _add_later)
+        with background.caller_busy():  # the encoder keeps off the GIL meanwhile (see _add_later)
             check_tag(tag)
             private = []
             for (name, value), kind in zip(values.items(), kinds):

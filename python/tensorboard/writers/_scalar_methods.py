@@ -8,11 +8,11 @@ import os
 from time import time as _now
 from typing import Any, Mapping
 
-from tensorboard.values import _background, deferred as _deferred
+from tensorboard.values import background, deferred as _deferred
 
-from tensorboard.events import _wire
-from tensorboard.writers._positional import add_order_note, states_order
-from tensorboard.values._args import check_float32, check_step, check_tag, check_walltime, pick, require
+from tensorboard.events import wire
+from tensorboard.writers.positional import add_order_note, states_order
+from tensorboard.values.args import check_float32, check_step, check_tag, check_walltime, pick, require
 from tensorboard.events.event_file import WriterClosedError
 
 
@@ -111,13 +111,13 @@ class ScalarMethods:
                     return
             tag_bytes = self._tag_fields.get(tag)
             if tag_bytes is None:
-                tag_bytes = self._tag_fields.setdefault(check_tag(tag), _wire.scalar_prefix(tag))
+                tag_bytes = self._tag_fields.setdefault(check_tag(tag), wire.scalar_prefix(tag))
             step = global_step if type(global_step) is int else check_step(global_step)
             wall = _now() if walltime is None else check_walltime(walltime)
             try:
-                event = _wire.scalar_event(tag_bytes, number, step, wall)
+                event = wire.scalar_event(tag_bytes, number, step, wall)
             except OverflowError:
-                event = _wire.scalar_event(tag_bytes, check_float32(number, "value", tag), step, wall)
+                event = wire.scalar_event(tag_bytes, check_float32(number, "value", tag), step, wall)
             writer = self._file_writer._writer
             if writer is None:
                 self._file_writer.add_event_bytes(event)
@@ -139,7 +139,7 @@ class ScalarMethods:
         """add_scalar of a JAX/MXNet/device value: checked now (tag, one element), converted in the background."""
         from tensorboard import summary
 
-        with _background.caller_busy():  # the encoder keeps off the GIL meanwhile (see _add_later)
+        with background.caller_busy():  # the encoder keeps off the GIL meanwhile (see _add_later)
             check_tag(tag)
             kind = _deferred.framework_of(value)
             _check_one_number(value, kind, "value")
@@ -171,11 +171,11 @@ class ScalarMethods:
                 _check_one_number(number, kind, name)
                 checked[key] = (number, kind)
         step, wall = self._step_and_time(global_step, walltime)
-        tag_bytes = _wire.scalar_prefix(main_tag)
+        tag_bytes = wire.scalar_prefix(main_tag)
         for key, (number, kind) in checked.items():
             writer = self._sub_writer(f"{main_tag}/{key}")
             if kind is None:
-                writer.add_event_bytes(_wire.scalar_event(tag_bytes, check_float32(number, "value", main_tag), step,
+                writer.add_event_bytes(wire.scalar_event(tag_bytes, check_float32(number, "value", main_tag), step,
                                                          wall))
                 entry = [wall, step, number]
             else:

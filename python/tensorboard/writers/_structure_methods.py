@@ -4,9 +4,9 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping, Sequence
 
-from tensorboard.events import _wire
-from tensorboard.writers._positional import states_order
-from tensorboard.values._args import check_float32, check_step, check_tag, pick, require
+from tensorboard.events import wire
+from tensorboard.writers.positional import states_order
+from tensorboard.values.args import check_float32, check_step, check_tag, pick, require
 from tensorboard.writers.file_writer import FileWriter
 
 
@@ -134,7 +134,7 @@ class StructureMethods:
             self._file_writer.add_summary(part, step, wall)
         for key, number in metrics.items():
             if key not in curves:
-                self._file_writer.add_event_bytes(_wire.scalar_event(_wire.scalar_prefix(key),
+                self._file_writer.add_event_bytes(wire.scalar_event(wire.scalar_prefix(key),
                                                                      check_float32(number, "metric", key), step, wall))
         self._file_writer.flush()  # on disk when the call returns, as a session in a sub-run is
 
@@ -168,7 +168,7 @@ class StructureMethods:
             for part in parts:
                 writer.add_summary(part, step, wall)
             for key, number in metrics.items():
-                writer.add_event_bytes(_wire.scalar_event(_wire.scalar_prefix(key),
+                writer.add_event_bytes(wire.scalar_event(wire.scalar_prefix(key),
                                                          check_float32(number, "metric", key), step, wall))
         finally:
             writer.close()

@@ -8,11 +8,11 @@ import threading
 import weakref
 from typing import Any, ContextManager, Iterator, Mapping
 
-from tensorboard.events import _wire
-from tensorboard.values._args import check_step, check_walltime
+from tensorboard.events import wire
+from tensorboard.values.args import check_step, check_walltime
 from tensorboard.events.event_file import EventFileWriter, WriterClosedError
 from tensorboard.src import event_pb2, graph_pb2, summary_pb2
-from tensorboard.src._pool import is_message
+from tensorboard.src.pool import is_message
 from tensorboard.events.storage import storage_for
 
 _live_file_writers: "weakref.WeakSet[FileWriter]" = weakref.WeakSet()
@@ -142,7 +142,7 @@ class FileWriter:
             global_step = self._defaults.get("global_step") if global_step is None else global_step
             walltime = self._defaults.get("walltime") if walltime is None else walltime
         step = check_step(global_step)
-        self.add_event_bytes(_wire.summary_event(summary_bytes, step, check_walltime(walltime)))
+        self.add_event_bytes(wire.summary_event(summary_bytes, step, check_walltime(walltime)))
 
     def add_graph(self, graph, input_to_model=None, walltime=None, **kwargs) -> None:
         """Logs a model graph: a GraphDef (or its bytes) or any model `tensorboard.graph` converts."""

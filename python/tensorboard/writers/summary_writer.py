@@ -12,10 +12,10 @@ import threading
 import weakref
 from typing import Any, Callable, ContextManager, Mapping, Sequence
 
-from tensorboard.values import _background, deferred as _deferred
+from tensorboard.values import background, deferred as _deferred
 
-from tensorboard.events import _wire
-from tensorboard.values._args import check_step, check_walltime, pick
+from tensorboard.events import wire
+from tensorboard.values.args import check_step, check_walltime, pick
 from tensorboard.writers._media_methods import MediaMethods
 from tensorboard.writers._scalar_methods import ScalarMethods
 from tensorboard.writers._structure_methods import StructureMethods
@@ -151,10 +151,10 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
             from tensorboard.values.convert import to_numpy
 
             arrays = [copy if kind is None else to_numpy(copy, "value") for copy, kind in zip(copies, kinds)]
-            _background.yield_to_callers()  # the copy to host released the GIL: let a busy caller have it first
-            return _wire.summary_event(make_summary(*arrays).SerializeToString(), step, wall)
+            background.yield_to_callers()  # the copy to host released the GIL: let a busy caller have it first
+            return wire.summary_event(make_summary(*arrays).SerializeToString(), step, wall)
 
-        with _background.caller_busy():  # the encoder keeps off the GIL that the snapshot's copy releases
+        with background.caller_busy():  # the encoder keeps off the GIL that the snapshot's copy releases
             copies = [value if kind is None else _deferred.snapshot(value, kind) for value, kind in zip(values, kinds)]
         (writer or self._file_writer).add_deferred(_deferred.Deferred(encode, nbytes, tag))
 

@@ -232,7 +232,7 @@ def test_huge_steps_and_out_of_order_steps_in_bulk(tmp_path):
 
 def test_a_histogram_field_in_several_packed_chunks_is_read_whole(tmp_path):
     """Protobuf joins repeated packed chunks of one field; the raw-byte fast path must not keep only the last."""
-    from tensorboard.events import _wire
+    from tensorboard.events import wire as _wire
 
     def packed(field, values):
         data = struct.pack(f"<{len(values)}d", *values)

@@ -14,7 +14,7 @@ from upstream import REPO
 
 PACKAGE = REPO / "python" / "tensorboard"
 TOP_LEVEL_MODULES = {"__init__.py", "_aliases.py", "_upstream.py", "_version.py", "writer.py", "mxboard.py",
-                     "projector.py", "distributed.py"}
+                     "projector.py", "distributed.py", "process.py"}
 
 
 def test_top_level_holds_only_the_public_entry_points():

@@ -7,7 +7,8 @@ import socket
 import threading
 import time
 
-from tensorboard.events import wire, record
+from tensorboard import process
+from tensorboard.events import record, wire
 
 FILE_VERSION = "brain.Event:2"
 _file_counter = itertools.count()
@@ -19,8 +20,7 @@ def _fresh_lock_after_fork() -> None:
     _counter_lock = threading.Lock()  # a parent thread may have held it at the fork
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_fresh_lock_after_fork)
+process.after_fork_in_child(_fresh_lock_after_fork)
 
 
 _last_stamp = 0  # the latest time stamp a file name of this process got

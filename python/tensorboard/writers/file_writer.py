@@ -5,17 +5,16 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-import weakref
 from typing import Any, ContextManager, Iterator, Mapping
 
+from tensorboard import process
 from tensorboard.events import wire
-from tensorboard.values.args import check_step, check_walltime
 from tensorboard.events.event_file import EventFileWriter, WriterClosedError
+from tensorboard.events.storage import storage_for
 from tensorboard.src import event_pb2, graph_pb2, summary_pb2
 from tensorboard.src.pool import is_message
-from tensorboard.events.storage import storage_for
-
-_live_file_writers: "weakref.WeakSet[FileWriter]" = weakref.WeakSet()
+from tensorboard.values import background
+from tensorboard.values.args import check_step, check_walltime
 
 
 class FileWriter:
@@ -49,7 +48,7 @@ class FileWriter:
         self._dropped_before = 0  # dropped by event files already closed
         self._defaults: dict[str, Any] = {}  # use_metadata()'s global_step / walltime
         self._writer: EventFileWriter | None = self._open()
-        _live_file_writers.add(self)
+        process.track(self, FileWriter._forget_after_fork)
 
     def _open(self) -> EventFileWriter:
         """A new event file, opened through upstream's module path so tools that patch it see this logdir."""
@@ -57,7 +56,7 @@ class FileWriter:
 
         options = dict(self._options)
         return open_core(self._logdir, options.pop("max_queue"), options.pop("flush_secs"),
-                         options.pop("filename_suffix"), dict(options, storage=self._storage))
+                         options.pop("filename_suffix"), dict(options, storage=self._storage, encoder=background))
 
     @property
     def storage(self):
@@ -215,15 +214,6 @@ class FileWriter:
 
     def __exit__(self, *exc_info) -> None:
         self.close()
-
-
-def _after_fork_in_child() -> None:
-    for writer in list(_live_file_writers):
-        writer._forget_after_fork()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 @contextlib.contextmanager

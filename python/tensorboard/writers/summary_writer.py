@@ -9,9 +9,9 @@ from __future__ import annotations
 import inspect
 import os
 import threading
-import weakref
 from typing import Any, Callable, ContextManager, Mapping, Sequence
 
+from tensorboard import process
 from tensorboard.values import background, deferred as _deferred
 
 from tensorboard.events import wire
@@ -95,7 +95,7 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
         self._layout_lock = threading.Lock()
         self._hparams_runs: dict[str, dict] = {}  # add_hparams' run names -> the hparams logged there
         self._closed_dropped = 0  # dropped_events of the writers add_hparams closed
-        _live_summary_writers.add(self)
+        process.track(self, SummaryWriter._fresh_locks_after_fork)
         if purge_step is not None:
             self._file_writer.add_session_log("START", global_step=purge_step)
 
@@ -188,6 +188,11 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
         if errors:
             raise errors[0]
 
+    def _fresh_locks_after_fork(self) -> None:
+        """In a forked child: a lock another thread of the parent held at the fork stays held forever."""
+        self._lock = threading.Lock()
+        self._layout_lock = threading.Lock()
+
     def __enter__(self) -> "SummaryWriter":
         return self
 
@@ -200,15 +205,3 @@ SummaryWriter.__signature__ = inspect.signature(SummaryWriter.__init__).replace(
     parameters=list(inspect.signature(SummaryWriter.__init__).parameters.values())[1:])
 
 
-_live_summary_writers: "weakref.WeakSet[SummaryWriter]" = weakref.WeakSet()
-
-
-def _fresh_locks_after_fork() -> None:
-    """In a forked child: a lock another thread of the parent held at the fork stays held forever."""
-    for writer in list(_live_summary_writers):
-        writer._lock = threading.Lock()
-        writer._layout_lock = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_fresh_locks_after_fork)

@@ -1,5 +1,6 @@
 """SummaryWriter's methods for tensors and media: histograms, images, video, audio, text, PR curves
-and meshes. Each converts nothing itself: `tensorboard.summary` encodes, the writer queues."""
+and meshes. Each converts nothing itself: `tensorboard.summary` encodes, the writer queues. The
+methods use of their writer only what `_host.MediaHost` declares."""
 from __future__ import annotations
 
 from typing import Any

@@ -153,7 +153,8 @@ class RangedObjectReader:
 
 
 class FsspecStorage:
-    """Any fsspec file system (s3://, gs://, memory://, ...); needs `fsspec` and the backend package."""
+    """Any fsspec file system (s3://, gs://, memory://, ...); needs `fsspec` and the backend package.
+    A `storage.ObjectStorage`."""
 
     default_max_file_bytes: int | None = DEFAULT_REMOTE_MAX_FILE_BYTES
     upload_retries = 3  # a failed upload is retried this often, after 0.5 s, 1 s, 2 s, then raised
@@ -182,8 +183,8 @@ class FsspecStorage:
 
     _strip = strip_protocol  # the reader's name for it until it calls strip_protocol
 
-    def join(self, *parts: str) -> str:
-        return posixpath.join(*parts)
+    def join(self, path: str, *parts: str) -> str:
+        return posixpath.join(path, *parts)
 
     def makedirs(self, path: str) -> None:
         self.fs.makedirs(self.strip_protocol(path), exist_ok=True)

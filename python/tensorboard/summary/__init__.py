@@ -3,7 +3,7 @@
 Pure functions, one module per data type; `FileWriter.add_summary` writes their results.
 Upstream's names under `tensorboard.summary` (`v1`, `v2`, `writer`, `Writer`, `Output`,
 `DirectoryOutput`) resolve too and load on first use; where a name exists in both
-(`scalar`, `histogram`, `image`, `audio`, `text`), ours, the seeds' API, wins.
+(`scalar`, `histogram`, `image`, `audio`, `text`), ours wins.
 """
 from tensorboard import _upstream
 from tensorboard.summary.audio import audio

@@ -1,5 +1,5 @@
-"""The low-level writer of seed 002: `FileWriter` takes Summary protos (or their bytes) and Events
-and queues them, serialized, for one event file of `logdir`."""
+"""The low-level API's writer (FileWriter + tensorboard.summary.*): `FileWriter` takes Summary protos
+(or their bytes) and Events and queues them, serialized, for one event file of `logdir`."""
 from __future__ import annotations
 
 import contextlib

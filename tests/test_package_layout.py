@@ -13,7 +13,7 @@ from tensorboard import _aliases
 from upstream import REPO
 
 PACKAGE = REPO / "python" / "tensorboard"
-TOP_LEVEL_MODULES = {"__init__.py", "_aliases.py", "_upstream.py", "_version.py", "writer.py", "mxboard.py",
+TOP_LEVEL_MODULES = {"__init__.py", "_aliases.py", "_version.py", "upstream_path.py", "writer.py", "mxboard.py",
                      "projector.py", "distributed.py", "process.py"}
 
 

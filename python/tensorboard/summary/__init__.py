@@ -5,7 +5,7 @@ Upstream's names under `tensorboard.summary` (`v1`, `v2`, `writer`, `Writer`, `O
 `DirectoryOutput`) resolve too and load on first use; where a name exists in both
 (`scalar`, `histogram`, `image`, `audio`, `text`), ours wins.
 """
-from tensorboard import _upstream
+from tensorboard import upstream_path
 from tensorboard.summary.audio import audio
 from tensorboard.summary.custom_scalars import custom_scalars
 from tensorboard.summary.figure import figure, figure_to_image
@@ -23,7 +23,7 @@ from tensorboard.summary.video import video
 __all__ = ["audio", "custom_scalars", "figure", "figure_to_image", "histogram", "hparams", "image", "image_boxes", "image_samples", "images",
            "keras_model", "make_grid", "mesh", "pr_curve", "pr_curve_raw", "scalar", "text", "video"]
 
-__path__ = _upstream.extend_path(__path__, "summary")  # noqa: F821
+__path__ = upstream_path.extend_path(__path__, "summary")  # noqa: F821
 
 # Upstream's `tensorboard.summary` re-exports these from its private modules.
 _UPSTREAM_NAMES = {"Writer": "_writer", "Output": "_output", "DirectoryOutput": "_output"}

@@ -185,3 +185,15 @@ def test_a_writer_thread_that_stops_makes_flush_raise(tmp_path, monkeypatch):
         writer.flush()
     with pytest.raises(IOError):
         writer.write(wire.scalar_event(wire.scalar_prefix("x"), 2.0, 1, 1.0))
+
+
+def test_deferred_events_without_an_encoder_are_encoded_by_the_writer_thread(tmp_path):
+    """An EventFileWriter given no background encoder (torch's path, a direct user) still writes
+    deferred events, in order, encoded by its own thread."""
+    from tensorboard.events.deferred_event import Deferred
+
+    with event_file.EventFileWriter(str(tmp_path)) as writer:
+        writer.write(scalar(1))
+        writer.write_deferred(Deferred(lambda: scalar(2), 0, "x"))
+        writer.write(scalar(3))
+    assert [e.step for e in read_events(writer.path)][1:] == [1, 2, 3]

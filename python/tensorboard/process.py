@@ -47,8 +47,8 @@ def at_exit(callback: Callable[[float], None], stage: int = FLUSH) -> None:
 
 
 def run_exit_callbacks() -> None:
-    """The exit callbacks, once more if called again (each is idempotent). An error in one is printed
-    and the others still run, as atexit does."""
+    """Runs the exit callbacks (atexit and multiprocessing's exit finalizer may both call this: each
+    callback is idempotent). An error in one is printed and the others still run, as atexit does."""
     deadline = time.monotonic() + EXIT_TIMEOUT
     for _, callback in list(_at_exit):
         _run(callback, deadline)

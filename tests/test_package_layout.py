@@ -7,14 +7,13 @@ import subprocess
 import sys
 
 import pytest
-
-import tensorboard
-from tensorboard import _aliases
 from upstream import REPO
 
+from tensorboard import _aliases
+
 PACKAGE = REPO / "python" / "tensorboard"
-TOP_LEVEL_MODULES = {"__init__.py", "_aliases.py", "_upstream.py", "_version.py", "writer.py", "mxboard.py",
-                     "projector.py", "distributed.py"}
+TOP_LEVEL_MODULES = {"__init__.py", "_aliases.py", "_version.py", "upstream_path.py", "writer.py", "mxboard.py",
+                     "projector.py", "distributed.py", "process.py"}
 
 
 def test_top_level_holds_only_the_public_entry_points():

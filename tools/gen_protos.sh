@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compiles tensorboard/src/*.proto into python/tensorboard/src/*_pb2.py.
 # The modules register their descriptors in our own descriptor pool
-# (tensorboard/src/_pool.py), not protobuf's default one: upstream TensorBoard's
+# (tensorboard/src/pool.py), not protobuf's default one: upstream TensorBoard's
 # compat protos, importable in the same process under `tensorboard.compat.proto`,
 # define the same full names (`tensorboard.Summary`, ...), and one pool cannot hold both.
 # The protoc is grpcio-tools' bundled one, pinned so its gencode runs on every
@@ -25,7 +25,7 @@ for gen in "$OUT"/tensorboard/src/*_pb2.py; do
   grep -q '_descriptor_pool.Default().AddSerializedFile' "$gen" \
     || { echo "gen_protos: $gen does not register through _descriptor_pool.Default(): protoc's output changed" >&2; exit 1; }
   sed -i -e 's/^DESCRIPTOR = _descriptor_pool\.Default()\.AddSerializedFile(/DESCRIPTOR = _pool.POOL.AddSerializedFile(/' \
-    -e 's/^from google\.protobuf\.internal import builder as _builder$/&\nfrom tensorboard.src import _pool/' "$gen"
+    -e 's/^from google\.protobuf\.internal import builder as _builder$/&\nfrom tensorboard.src import pool as _pool/' "$gen"
   dest=python/tensorboard/src/$(basename "$gen")
   cmp -s "$gen" "$dest" || mv -f "$gen" "$dest"
 done

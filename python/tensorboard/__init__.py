@@ -6,7 +6,7 @@ upstream TensorBoard (`tensorboard.notebook`, `tensorboard.program`, `tensorboar
 `tensorboard.backend.event_processing`, ...) resolves too, from the copy inside this wheel,
 and loads only when used.
 """
-from tensorboard import _aliases, upstream
+from tensorboard import _aliases, upstream_path
 from tensorboard._version import __version__
 
 _aliases.install()  # tensorboard.event_file, tensorboard.storage, ...: the paths before the layers
@@ -15,7 +15,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up
 if TYPE_CHECKING:
     from tensorboard.writer import FileWriter, GlobalSummaryWriter, SummaryWriter
 
-__path__ = upstream.extend_path(__path__)  # noqa: F821 (set by the import system)
+__path__ = upstream_path.extend_path(__path__)  # noqa: F821 (set by the import system)
 
 __all__ = ["FileWriter", "GlobalSummaryWriter", "SummaryWriter", "__version__", "errors", "notebook", "program",
            "summary"]

@@ -14,7 +14,7 @@ FORMER_PATHS = {
     "tensorboard.event_file": "tensorboard.events.event_file",
     "tensorboard.event_file_names": "tensorboard.events.file_names",
     "tensorboard.storage": "tensorboard.events.storage",
-    "tensorboard.wire": "tensorboard.events._wire",
+    "tensorboard.wire": "tensorboard.events.wire",
     "tensorboard.convert": "tensorboard.values.convert",
     "tensorboard.file_writer": "tensorboard.writers.file_writer",
     "tensorboard.summary_writer": "tensorboard.writers.summary_writer",

@@ -16,7 +16,6 @@ explicit `rank=`, nothing changes: the writer writes to `logdir` as usual.
 from __future__ import annotations
 
 import contextlib
-
 import os
 from typing import Any, Collection, Mapping
 

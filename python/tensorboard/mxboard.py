@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from tensorboard.writers import summary_writer
-from tensorboard.writers._positional import states_order
+from tensorboard.writers.positional import states_order
 
 __all__ = ["SummaryWriter"]
 
@@ -49,9 +49,10 @@ class SummaryWriter(summary_writer.SummaryWriter):
     @states_order
     def add_audio(self, tag: str, audio=None, sample_rate=44100, global_step=None, *, walltime=None,
                   snd_tensor=None) -> None:
-        """Logs audio samples in [-1, 1]: a clip squeezable to (length,) as MXBoard, or frames-first (length, channels), at most 32 channels."""
-        from tensorboard.values._args import pick, require
+        """Logs audio samples in [-1, 1]: a clip squeezable to (length,) as MXBoard, or frames-first
+        (length, channels), at most 32 channels."""
         from tensorboard.summary.audio import FRAMES_FIRST
+        from tensorboard.values.args import pick, require
 
         self._audio(tag, require("audio", pick("audio", audio, "snd_tensor", snd_tensor)), global_step, sample_rate,
                     walltime, FRAMES_FIRST, "audio")

@@ -17,10 +17,10 @@ from urllib.parse import quote
 import numpy as np
 from google.protobuf import text_format
 
-from tensorboard.values.convert import check_numeric, count_beyond_float32, to_numpy
 from tensorboard.src import projector_config_pb2
-from tensorboard.summary._png import encode_png
 from tensorboard.summary.image import to_uint8
+from tensorboard.summary.png import encode_png
+from tensorboard.values.convert import check_numeric, count_beyond_float32, to_numpy
 
 __all__ = ["write_embedding", "tsv_bytes", "tsv_chunks", "sprite_image", "CONFIG_NAME"]
 

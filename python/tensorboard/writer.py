@@ -1,6 +1,7 @@
-"""The user-facing writers, in one place: `FileWriter` (seed 002's low-level API, Summary protos
-and Events), `SummaryWriter` (MXBoard's and tensorboardX's `add_*` API) and tensorboardX's
-`GlobalSummaryWriter`. Each lives in its own module; this one keeps `tensorboard.writer` imports working.
+"""The user-facing writers, in one place: `FileWriter` (the low-level API: FileWriter +
+tensorboard.summary.*, Summary protos and Events), `SummaryWriter` (MXBoard's and tensorboardX's
+`add_*` API) and tensorboardX's `GlobalSummaryWriter`. Each lives in its own module; this one keeps
+`tensorboard.writer` imports working.
 """
 from tensorboard.writers.file_writer import FileWriter
 from tensorboard.writers.global_writer import GlobalSummaryWriter

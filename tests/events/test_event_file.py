@@ -6,16 +6,14 @@ import socket
 import threading
 
 import pytest
-
-from tensorboard.events import event_file, file_names
-
-from tensorboard.events import _wire
-from tensorboard.reader import read_events
 from upstream import upstream_run
+
+from tensorboard.events import event_file, file_names, wire
+from tensorboard.reader import read_events
 
 
 def scalar(i, tag="x"):
-    return _wire.scalar_event(_wire.scalar_prefix(tag), float(i), i, 1000.0 + i)
+    return wire.scalar_event(wire.scalar_prefix(tag), float(i), i, 1000.0 + i)
 
 
 def test_file_name_layout_and_uniqueness(tmp_path):
@@ -164,7 +162,7 @@ def test_upstream_reads_our_file(tmp_path):
 def test_flush_secs_may_be_infinite(tmp_path):
     """flush_secs=inf (never flush on a timer) used to stop the writer thread at its first wait."""
     writer = event_file.EventFileWriter(str(tmp_path), flush_secs=float("inf"))
-    writer.write(_wire.scalar_event(_wire.scalar_prefix("x"), 1.0, 3, 1.0))
+    writer.write(wire.scalar_event(wire.scalar_prefix("x"), 1.0, 3, 1.0))
     writer.close()
     assert [(e.step, e.summary.value[0].simple_value) for e in read_events(writer.path) if e.HasField("summary")] \
         == [(3, 1.0)]
@@ -180,8 +178,20 @@ def test_a_writer_thread_that_stops_makes_flush_raise(tmp_path, monkeypatch):
 
     monkeypatch.setattr(writer, "_drain", broken)
     monkeypatch.setattr(threading, "excepthook", lambda args: None)  # the thread's traceback is expected
-    writer.write(_wire.scalar_event(_wire.scalar_prefix("x"), 1.0, 0, 1.0))
+    writer.write(wire.scalar_event(wire.scalar_prefix("x"), 1.0, 0, 1.0))
     with pytest.raises(IOError, match="the writer thread stopped: MemoryError: out of memory"):
         writer.flush()
     with pytest.raises(IOError):
-        writer.write(_wire.scalar_event(_wire.scalar_prefix("x"), 2.0, 1, 1.0))
+        writer.write(wire.scalar_event(wire.scalar_prefix("x"), 2.0, 1, 1.0))
+
+
+def test_deferred_events_without_an_encoder_are_encoded_by_the_writer_thread(tmp_path):
+    """An EventFileWriter given no background encoder (torch's path, a direct user) still writes
+    deferred events, in order, encoded by its own thread."""
+    from tensorboard.events.deferred_event import Deferred
+
+    with event_file.EventFileWriter(str(tmp_path)) as writer:
+        writer.write(scalar(1))
+        writer.write_deferred(Deferred(lambda: scalar(2), 0, "x"))
+        writer.write(scalar(3))
+    assert [e.step for e in read_events(writer.path)][1:] == [1, 2, 3]

@@ -4,12 +4,12 @@ import struct
 
 import numpy as np
 import pytest
+from upstream import upstream_run
 
 import tensorboard
 from tensorboard.events import record
 from tensorboard.reader import CorruptEventFileError, DamagedFileWarning, SummaryReader, TruncatedTailWarning
 from tensorboard.src import event_pb2, summary_pb2
-from upstream import upstream_run
 
 
 def event(step=0, wall=1.0, **values):
@@ -232,7 +232,7 @@ def test_huge_steps_and_out_of_order_steps_in_bulk(tmp_path):
 
 def test_a_histogram_field_in_several_packed_chunks_is_read_whole(tmp_path):
     """Protobuf joins repeated packed chunks of one field; the raw-byte fast path must not keep only the last."""
-    from tensorboard.events import _wire
+    from tensorboard.events import wire as _wire
 
     def packed(field, values):
         data = struct.pack(f"<{len(values)}d", *values)

@@ -15,13 +15,13 @@ import threading
 import warnings
 
 import pytest
+import rb_helpers as h
+from upstream import upstream_read
 
 import tensorboard
 from tensorboard import reader
 from tensorboard.events import _files, event_file
 from tensorboard.events.storage import FsspecStorage
-from upstream import upstream_read
-import rb_helpers as h
 
 NOBODY = 65534
 
@@ -211,8 +211,9 @@ def test_file_size_limit_warn_mode_counts_every_event_it_cannot_write(tmp_path):
 
 UNPRIVILEGED_CHILD = """
     import json, os, sys, time, warnings
-    import tensorboard, tensorboard.writer, tensorboard.distributed, tensorboard.values.convert  # before dropping privileges:
-    from tensorboard.events import _files                              # the interpreter lives under /root
+    # before dropping privileges: the interpreter lives under /root
+    import tensorboard, tensorboard.writer, tensorboard.distributed, tensorboard.values.convert
+    from tensorboard.events import _files
     os.setgid(65534)
     os.setuid(65534)  # root bypasses permissions: act as nobody
     logdir, mode = sys.argv[1], sys.argv[2]
@@ -512,6 +513,6 @@ def test_remote_close_during_an_outage_counts_exactly_what_was_not_uploaded(flak
 
 
 def h_scalar(i: int) -> bytes:
-    from tensorboard.events import _wire
+    from tensorboard.events import wire
 
-    return _wire.scalar_event(_wire.scalar_prefix("x"), float(i), i, 1000.0 + i)
+    return wire.scalar_event(wire.scalar_prefix("x"), float(i), i, 1000.0 + i)

@@ -1,6 +1,6 @@
 """Our protos and upstream's live in one process, in either import order, and cross over.
 
-Our generated modules register in a descriptor pool of their own (tensorboard/src/_pool.py);
+Our generated modules register in a descriptor pool of their own (tensorboard/src/pool.py);
 upstream's `tensorboard.compat.proto` and plugin protos (served from the copy inside the wheel)
 use protobuf's default pool with the same full names.
 """
@@ -13,12 +13,12 @@ import textwrap
 
 import numpy as np
 import pytest
+from upstream import REPO, upstream_run
 
 import tensorboard
 from tensorboard import summary
 from tensorboard.src import event_pb2, graph_pb2, summary_pb2
-from tensorboard.src._pool import as_ours, is_message
-from upstream import REPO, upstream_run
+from tensorboard.src.pool import as_ours, is_message
 
 OURS = ["event_pb2", "graph_pb2", "hparams_pb2", "layout_pb2", "mesh_pb2", "plugin_data_pb2",
         "projector_config_pb2", "resource_handle_pb2", "summary_pb2", "tensor_pb2", "tensor_shape_pb2", "types_pb2"]
@@ -58,7 +58,8 @@ def _import_in_order(first: str) -> subprocess.CompletedProcess:
 def test_both_proto_sets_import_in_either_order(first):
     result = _import_in_order(first)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert int(result.stdout.split()[-1]) >= len(OURS) + 35 + len(UPSTREAM_PLUGIN_PROTOS)  # upstream ships 35 compat protos
+    # upstream ships 35 compat protos
+    assert int(result.stdout.split()[-1]) >= len(OURS) + 35 + len(UPSTREAM_PLUGIN_PROTOS)
 
 
 def test_the_wire_format_is_the_same_for_both_classes():

@@ -4,13 +4,14 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from PIL import Image
 
 from tensorboard import summary
-from tensorboard.summary._png import encode_png
 from tensorboard.summary.image import make_grid, to_uint8
+from tensorboard.summary.png import encode_png
 
 
 def decode(summary_proto):
@@ -136,7 +137,8 @@ def test_errors_name_the_argument(args, error, match):
 def test_image_size_is_bounded_before_pixels_are_converted():
     from tensorboard.summary.image import MAX_IMAGE_SIDE, check_image_size
 
-    with pytest.raises(ValueError, match=rf"^rescale: the image would be 40000x40000 px .* at most {MAX_IMAGE_SIDE} px"):
+    with pytest.raises(ValueError,
+                       match=rf"^rescale: the image would be 40000x40000 px .* at most {MAX_IMAGE_SIDE} px"):
         summary.image("i", np.zeros((4, 4, 3), np.uint8), rescale=10000)
     with pytest.raises(ValueError, match=r"^tensor: the image would be 33000x1 px \(shape \(33000, 1\)"):
         check_image_size((33000, 1), "HW")

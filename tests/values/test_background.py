@@ -11,11 +11,11 @@ import threading
 import time
 
 import pytest
+from upstream import upstream_read
 
 import tensorboard
-from tensorboard.values import _background
+from tensorboard.values import background
 from tensorboard.values.deferred import Deferred
-from upstream import upstream_read
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
@@ -37,7 +37,7 @@ class StalledEncoder:
             self.release.wait(60)
             return b""
 
-        _background.submit(Deferred(block, 0, "blocker"))
+        background.submit(Deferred(block, 0, "blocker"))
         assert self.started.wait(30), "the background encoder did not pick up work"
         return self
 
@@ -49,10 +49,10 @@ def test_the_encoder_thread_runs_at_idle_priority(tmp_path):
     with tensorboard.SummaryWriter(tmp_path) as writer:
         writer.add_scalar("x", jnp.float32(1.0), 0)
         with StalledEncoder():  # keeps the encoder busy, so it is alive while we look
-            thread = _background.encoder_thread()
+            thread = background.encoder_thread()
             assert thread is not None and thread.is_alive()
             if sys.platform.startswith("linux"):
-                assert _background.idle_priority_set()
+                assert background.idle_priority_set()
                 assert os.sched_getscheduler(thread.native_id) == os.SCHED_IDLE
     assert scalars(tmp_path, "x") == [(0, 1.0)]
 
@@ -88,7 +88,7 @@ def test_a_flush_shares_its_backlog_with_the_encoder(tmp_path):
     second time at once. With nothing left to do, it may still run the first itself: it never
     waits for the idle-priority encoder."""
     from tensorboard import summary
-    from tensorboard.events import _wire
+    from tensorboard.events import wire
 
     runs: dict = {}  # tag -> threads that ran its encode, in order
     order: list = []  # tags, in the order their encodes started
@@ -103,7 +103,7 @@ def test_a_flush_shares_its_backlog_with_the_encoder(tmp_path):
                 assert rest_done.wait(30), "the writer thread did not encode the later values"
             elif tag == "third":
                 rest_done.set()
-            return _wire.summary_event(summary.scalar(tag, value).SerializeToString(), 1, 1.0)
+            return wire.summary_event(summary.scalar(tag, value).SerializeToString(), 1, 1.0)
         return encode
 
     writer = tensorboard.FileWriter(tmp_path)
@@ -176,7 +176,7 @@ EXIT_SCRIPT = textwrap.dedent("""
     import sys, threading
     import jax.numpy as jnp
     import tensorboard
-    from tensorboard.values import _background
+    from tensorboard.values import background
     from tensorboard.values.deferred import Deferred
 
     started = threading.Event()
@@ -184,7 +184,7 @@ EXIT_SCRIPT = textwrap.dedent("""
         started.set()
         threading.Event().wait(600)  # stalled for good: exit must not need it
         return b""
-    _background.submit(Deferred(block, 0, "blocker"))
+    background.submit(Deferred(block, 0, "blocker"))
     started.wait(30)
     writer = tensorboard.SummaryWriter(sys.argv[1])
     for step in range(50):
@@ -211,7 +211,7 @@ FINISH_SCRIPT = textwrap.dedent("""
     import sys, threading, time
     import jax.numpy as jnp
     import tensorboard
-    from tensorboard.values import _background
+    from tensorboard.values import background
     from tensorboard.values.deferred import Deferred
 
     writer = tensorboard.SummaryWriter(sys.argv[1])
@@ -223,7 +223,7 @@ FINISH_SCRIPT = textwrap.dedent("""
         time.sleep(1.0)
         open(sys.argv[2], "w").write("finished")
         return b""
-    _background.submit(Deferred(slow_item, 0, "slow"))
+    background.submit(Deferred(slow_item, 0, "slow"))
     started.wait(30)
 """)
 
@@ -241,12 +241,12 @@ def test_the_encoder_takes_no_item_while_a_caller_takes_its_snapshots(monkeypatc
     """The caller's device copy releases the GIL: the encoder must not take it then and run an item's
     Python work, which would hold the caller up (for ms when the idle thread is preempted). Checked
     by what ran, not by time: with no cap on the yield, the item waits until the caller is done."""
-    monkeypatch.setattr(_background, "YIELD_MAX_SECS", 3600.0)
+    monkeypatch.setattr(background, "YIELD_MAX_SECS", 3600.0)
     with StalledEncoder() as stalled:  # the encoder is alive and busy: the next item waits in its queue
         ran = threading.Event()
         item = Deferred(lambda: ran.set() or b"", 0, "after the call")
-        with _background.caller_busy():
-            _background.submit(item)
+        with background.caller_busy():
+            background.submit(item)
             stalled.release.set()
             assert not ran.wait(0.5), "the encoder ran an item while a caller was taking a snapshot"
             assert not item.running and not item.done
@@ -257,9 +257,9 @@ def test_the_encoder_takes_no_item_while_a_caller_takes_its_snapshots(monkeypatc
 def test_yielding_to_callers_is_for_the_encoder_thread_only(monkeypatch):
     """A writer thread or a caller encoding an event itself never sleeps for callers."""
     monkeypatch.setattr(time, "sleep", lambda _s: pytest.fail("slept off the encoder thread"))
-    with _background.caller_busy():
-        _background.yield_to_callers()
-    assert not _background._busy_callers
+    with background.caller_busy():
+        background.yield_to_callers()
+    assert not background._busy_callers
 
 
 def test_add_histogram_marks_the_caller_busy_during_its_snapshot(tmp_path, monkeypatch):
@@ -267,13 +267,13 @@ def test_add_histogram_marks_the_caller_busy_during_its_snapshot(tmp_path, monke
 
     seen = []
     original = _deferred.snapshot
-    monkeypatch.setattr(_deferred, "snapshot", lambda value, kind: seen.append(bool(_background._busy_callers))
+    monkeypatch.setattr(_deferred, "snapshot", lambda value, kind: seen.append(bool(background._busy_callers))
                         or original(value, kind))
     with tensorboard.SummaryWriter(tmp_path) as writer:
         writer.add_histogram("h", jnp.arange(10.0), 0)
         writer.add_scalar("x", jnp.float32(2.0), 0)
         with pytest.raises(ValueError):
             writer.add_histogram("h", jnp.arange(10.0), 1, bins=-3)  # an argument error, raised at the call
-        assert not _background._busy_callers  # cleared on return and on error
+        assert not background._busy_callers  # cleared on return and on error
     assert seen == [True, True]
     assert scalars(tmp_path, "x") == [(0, 2.0)]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
 import os
+import subprocess
 import sys
 import textwrap
 import threading
@@ -14,11 +14,11 @@ import time
 
 import numpy as np
 import pytest
+from upstream import upstream_read
 
 import tensorboard
 from tensorboard.values import deferred as _deferred
 from tensorboard.values.deferred import DeferredValueError
-from upstream import upstream_read
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
@@ -164,7 +164,8 @@ def test_add_scalars_takes_jax_values_without_converting_them_at_the_call(tmp_pa
 
 def test_add_scalars_checks_each_pending_value_at_the_call(tmp_path):
     with tensorboard.SummaryWriter(tmp_path) as writer:
-        with pytest.raises(TypeError, match=r"^tag_scalar_dict\['b'\]: expected a single number, got an array of shape \(2,\)"):
+        with pytest.raises(TypeError,
+                           match=r"^tag_scalar_dict\['b'\]: expected a single number, got an array of shape \(2,\)"):
             writer.add_scalars("m", {"a": jnp.float32(1.0), "b": jnp.ones(2)}, 0)
         writer.add_scalars("m", {"a": jnp.float32(2.0)}, 1)
     assert scalars(tmp_path, "m", "m/a") == [(1, 2.0)]  # the refused call logged nothing
@@ -368,15 +369,15 @@ def test_a_held_back_value_is_written_when_the_encoder_is_done(tmp_path, monkeyp
     """The writer thread leaves a value the background encoder has not finished at its queue's head
     and looks again every HELD_RECHECK_SECS, so the value reaches the file without a flush, not at
     flush_secs (the tail of a run)."""
-    from tensorboard.values import _background
     from tensorboard.reader import SummaryReader
+    from tensorboard.values import background
 
     writer = tensorboard.SummaryWriter(str(tmp_path), flush_secs=3600, max_queue=1)
     writer.add_scalar("warm", jnp.float32(0.0), 0)  # starts the background encoder
     writer.flush()
     # an encoder that takes its time: the writer thread, woken by the add, finds the value not done
-    submit = _background.submit
-    monkeypatch.setattr(_background, "submit", lambda item: threading.Timer(0.5, submit, (item,)).start())
+    submit = background.submit
+    monkeypatch.setattr(background, "submit", lambda item: threading.Timer(0.5, submit, (item,)).start())
     writer.add_scalar("x", jnp.float32(3.0), 7)
     rows = []
     for _ in range(600):  # a hang guard of 60 s; the value is there within milliseconds
@@ -394,9 +395,9 @@ def test_pending_values_respect_the_queue_bound_when_the_encoder_gets_no_cpu(tmp
     """With the idle-priority encoder starved, pending values must not pile up beyond max_pending_bytes:
     callers wait, as for any event, and the writer thread encodes them itself meanwhile."""
     from tensorboard.events import event_file
-    from tensorboard.values import _background
+    from tensorboard.values import background
 
-    monkeypatch.setattr(_background, "submit", lambda item: None)  # the encoder never gets to them
+    monkeypatch.setattr(background, "submit", lambda item: None)  # the encoder never gets to them
     writer = tensorboard.SummaryWriter(str(tmp_path), flush_secs=3600, max_queue=10)
     inner = writer.file_writer._writer
     inner._max_pending_bytes = 50 * event_file._PER_ITEM_OVERHEAD

@@ -279,6 +279,43 @@ def test_a_failed_hparams_call_leaves_its_run_name_free(tmp_path):
     assert [v for _, _, v in upstream_read(tmp_path)["runs"]["trial"]["scalars"]["hp/acc"]] == [pytest.approx(0.6)]
 
 
+@pytest.mark.parametrize("run_name, error, message", [
+    ("/abs", ValueError, "run_name '/abs' would name a run outside the logdir"),
+    ("a/../b", ValueError, "run_name 'a/../b' would name a run outside the logdir"),
+    ("a//b", ValueError, "run_name 'a//b' has an empty or '.' path part"),
+    ("./a", ValueError, r"run_name '\./a' has an empty or '\.' path part"),
+    (".", ValueError, r"run_name '\.' has an empty or '\.' path part"),
+    ("", ValueError, "run_name: must not be empty"),
+    (3, TypeError, "run_name: expected str, got int"),
+])
+def test_run_name_follows_the_sub_run_rule_of_add_scalars(tmp_path, run_name, error, message):
+    with tensorboard.SummaryWriter(str(tmp_path)) as writer:
+        with pytest.raises(error, match="^" + message):
+            writer.add_hparams({"lr": 0.1}, {"m": 1.0}, run_name=run_name)
+        with pytest.raises(error, match="^" + message.replace("run_name", "main_tag", 1)):
+            writer.add_scalars(run_name, {"k": 1.0})
+
+
+def test_a_metric_links_to_a_curve_however_this_writer_logged_it(tmp_path):
+    """A metric naming a scalar tag this writer logged in its run (a plain or summary scalar, a
+    new-style tensor, an add_summary, an earlier session's point) adds no point to that curve."""
+    from tensorboard import summary
+
+    logs = {"plain": lambda w: w.add_scalar("m", 1.0, 5),
+            "display_name": lambda w: w.add_scalar("m", 1.0, 5, display_name="M"),
+            "summary": lambda w: w.add_summary(summary.scalar("m", 1.0), 5),
+            "summary_bytes": lambda w: w.add_summary(summary.scalar("m", 1.0).SerializeToString(), 5),
+            "session": lambda w: w.add_hparams({"lr": 0.1}, {"m": 1.0}, global_step=5),
+            "none": lambda w: None}
+    for name, log in logs.items():
+        with tensorboard.SummaryWriter(str(tmp_path / name)) as writer:
+            log(writer)
+            writer.add_hparams({"lr": 0.1}, {"m": 2.0}, global_step=9)
+    runs = upstream_read(tmp_path)["runs"]
+    for name in logs:
+        assert [s for s, _, _ in runs[name]["scalars"]["m"]] == ([9] if name == "none" else [5]), name
+
+
 def test_an_add_racing_with_another_threads_close_reopens(tmp_path):
     """A close() landing between an add's look at the writer and its write: the add goes to a new
     file, as any add after close() does, rather than raising WriterClosedError."""

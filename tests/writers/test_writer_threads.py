@@ -7,12 +7,13 @@ import threading
 
 import numpy as np
 import pytest
-
-import tensorboard
-from tensorboard.values import _background
-from tensorboard.values.deferred import Deferred
 from upstream import upstream_read
 from waiting import eventually
+
+import tensorboard
+from tensorboard.values import background
+from tensorboard.values.deferred import Deferred
+
 
 def ours() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name.startswith("tensorboard-")]
@@ -60,15 +61,15 @@ def test_stop_on_a_writer_thread_writes_what_is_queued_and_ends_it(tmp_path):
 
 
 def test_encoder_ends_when_idle_and_starts_again(monkeypatch):
-    monkeypatch.setattr(_background, "IDLE_EXIT_SECS", 0.05)
+    monkeypatch.setattr(background, "IDLE_EXIT_SECS", 0.05)
     first = Deferred(lambda: b"one", 0, "one")
-    _background.submit(first)
-    thread = _background.encoder_thread()
+    background.submit(first)
+    thread = background.encoder_thread()
     assert thread is not None and thread.name == "tensorboard-encoder" and thread.daemon
     assert eventually(lambda: first.done) and eventually(lambda: not thread.is_alive())
     second = Deferred(lambda: b"two", 0, "two")
-    _background.submit(second)
-    again = _background.encoder_thread()
+    background.submit(second)
+    again = background.encoder_thread()
     assert again is not thread and eventually(lambda: second.done)
     assert eventually(lambda: not again.is_alive())
 
@@ -81,17 +82,17 @@ def test_stop_on_the_encoder_thread_ends_it_and_the_next_submit_starts_one():
         release.wait(30)
         return b""
 
-    _background.submit(Deferred(slow, 0, "slow"))
+    background.submit(Deferred(slow, 0, "slow"))
     assert started.wait(30)
-    thread = _background.encoder_thread()
+    thread = background.encoder_thread()
     waiting = Deferred(lambda: b"w", 0, "waiting")
-    _background.submit(waiting)  # queued behind the slow one
+    background.submit(waiting)  # queued behind the slow one
     stopper = threading.Thread(target=thread.stop)
     stopper.start()
     release.set()
     stopper.join(30)
     assert not thread.is_alive()
     later = Deferred(lambda: b"l", 0, "later")
-    _background.submit(later)  # a new encoder, which also takes over what the old one left
+    background.submit(later)  # a new encoder, which also takes over what the old one left
     assert eventually(lambda: later.done and waiting.done)
-    _background.stop(30)
+    background.stop(30)

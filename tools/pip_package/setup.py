@@ -9,7 +9,7 @@ which holds:
   scripts/tensorboard                 the patched Bazel launcher stub
 The upstream renderer is not a top-level package of the wheel, so it can never
 shadow our logger in site-packages; our `tensorboard` package reaches its modules
-through `__path__` (tensorboard/_upstream.py).
+through `__path__` (tensorboard/upstream_path.py).
 
 The distribution is named `tensorboard`, like upstream's, with a local version label
 (`2.21.0+standalone.1`): pip treats it as the `tensorboard` every dependent asks for,

@@ -1,8 +1,8 @@
 """The event file writer's deferred events: values converted and encoded off the caller's thread.
 
 `DeferredWrites` owns this state for one EventFileWriter: the writer's `write_deferred` queues the
-event in order and has it hand the event to the idle-priority background encoder
-(tensorboard.values._background). The writer thread writes events in
+event in order and has it hand the event to the idle-priority background encoder the writer was
+given (an `Encoder`: FileWriter passes tensorboard.values.background). The writer thread writes events in
 order; a deferred one not yet encoded in the background is held back at the queue's head (with
 what follows it) until the next wake-up, unless somebody needs it now: a flush or close, a
 producer held by a memory bound, interpreter exit, or the event being older than flush_secs.
@@ -17,8 +17,7 @@ import threading
 import time
 from collections import deque
 
-from tensorboard.values import _background
-from tensorboard.values.deferred import Deferred, DeferredValueError
+from tensorboard.events.deferred_event import Deferred, DeferredValueError, Encoder
 
 _LOOK_AHEAD = 64  # queued events the writer looks at for work while the encoder holds the head
 
@@ -30,8 +29,9 @@ class DeferredWrites:
     """An EventFileWriter's deferred events: the snapshot memory bound, the failures to raise in turn,
     the callers waiting on the writer, and when the writer thread encodes an event itself."""
 
-    def __init__(self, wake, flush_secs: float, max_pending_snapshot_bytes: int):
+    def __init__(self, wake, flush_secs: float, max_pending_snapshot_bytes: int, encoder: Encoder | None = None):
         self._wake = wake  # the writer thread's wake-up
+        self._encoder = encoder  # None: the writer thread encodes every deferred event itself
         self._flush_secs = flush_secs
         self._max_snapshot_bytes = max_pending_snapshot_bytes
         self.snapshots_in = 0  # device bytes of deferred values queued (producers)
@@ -58,9 +58,12 @@ class DeferredWrites:
         self.snapshots_in += item.nbytes
 
     def submit(self, item: Deferred) -> None:
-        """Hands a queued item to the background encoder, or to the writer thread while none runs."""
-        if _background_alive():
-            _background.submit(item)
+        """Hands a queued item to the background encoder, or to the writer thread while none runs (without
+        an encoder the writer thread encodes it when it gets to it, as any event)."""
+        if self._encoder is None:
+            return
+        if self._encoder.running():
+            self._encoder.submit(item)
         else:  # starting the encoder waits until its thread runs (10-60 ms on busy cores): the writer thread does
             self._unsubmitted.append(item)
             self._wake.set()
@@ -93,10 +96,10 @@ class DeferredWrites:
         wake-up, rather than encode it here at normal priority."""
         if self._unsubmitted:  # callers queued values while no encoder ran: start it here, hand them over, and
             while self._unsubmitted:  # go back to sleep as if this wake-up (only for that) had not happened
-                _background.submit(self._unsubmitted.popleft())
+                self._encoder.submit(self._unsubmitted.popleft())  # type: ignore[union-attr]
             if not (self._waiters > 0 or self.exiting or closed):
                 return True
-        if item.done or self._waiters > 0 or self.exiting or closed or not _background_alive():
+        if item.done or self._waiters > 0 or self.exiting or closed or not self._encoder_alive():
             return False
         deadline = item.queued_at + self._flush_secs
         if time.monotonic() >= deadline:
@@ -140,6 +143,9 @@ class DeferredWrites:
                 return False
         return True
 
+    def _encoder_alive(self) -> bool:
+        return self._encoder is not None and self._encoder.running()
+
     def _encode_ahead(self, head: Deferred, queue: deque) -> None:
         """While somebody waits and the background encoder is on `head`: encodes the queued deferred events
         after it that nobody has started, so that a flush's backlog is encoded on two cores rather than
@@ -150,11 +156,6 @@ class DeferredWrites:
             item = queue[index]
             if item.__class__ is Deferred:
                 item.compute()
-
-
-def _background_alive() -> bool:
-    thread = _background.encoder_thread()
-    return thread is not None and thread.is_alive()
 
 
 class _Waiting:

@@ -1,17 +1,18 @@
 """Process lifecycle of event file writers: flush what is open at exit and on SIGTERM, and after
-fork() make the parent's writers raise in the child instead of silently losing events."""
+fork() make the parent's writers raise in the child instead of silently losing events. The hooks
+themselves are tensorboard.process's; the writers' callbacks are registered there."""
 from __future__ import annotations
 
-import atexit
 import os
-import sys
 import threading
 import time
 import weakref
 
-from tensorboard.values import _background
+from tensorboard import process
+from tensorboard.events.deferred_event import Encoder
 
-_open_writers: "weakref.WeakSet" = weakref.WeakSet()
+_open_writers: "weakref.WeakSet" = weakref.WeakSet()  # open event files: flushed at exit and on SIGTERM
+_encoders: set = set()  # the background encoders handed to writers of this process
 
 
 class WriterThread(threading.Thread):
@@ -36,29 +37,21 @@ ENCODER_CLOSE_WAIT = 0.5  # close() waits this long at most for the encoder to e
 
 
 def writer_closed() -> None:
-    """After a writer's close(): with no writer left open the background encoder has no work, so it ends
-    (waiting at most ENCODER_CLOSE_WAIT for an item it is on; it ends after that item)."""
+    """After a writer's close(): with no writer left open the background encoders have no work, so they
+    end (waiting at most ENCODER_CLOSE_WAIT for an item one is on; it ends after that item)."""
     if not _open_writers:
-        _background.stop(ENCODER_CLOSE_WAIT)
+        for encoder in list(_encoders):
+            encoder.stop(ENCODER_CLOSE_WAIT)
 
 
-_finalizer_pid: int | None = None  # the process whose multiprocessing exit finalizers hold our exit flush
-
-
-def track(writer) -> None:
-    """Counts `writer` among the open writers that exit and SIGTERM flush.
-
-    A multiprocessing child started by fork (Linux's default; forkserver's children too) ends
-    with os._exit(), which skips atexit, but runs multiprocessing's exit finalizers first: in a
-    process where multiprocessing is loaded, the exit flush is registered there as well, once
-    per process, after the child's start has cleared the finalizers it inherited.
-    """
-    global _finalizer_pid
+def track(writer, encoder: Encoder | None) -> None:
+    """Counts `writer` among the open writers that exit and SIGTERM flush; `encoder` is the background
+    encoder it hands deferred events to (stopped once no writer is open). A multiprocessing child's
+    exit flushes them too (process.run_at_multiprocessing_exit)."""
     _open_writers.add(writer)
-    mp_util = sys.modules.get("multiprocessing.util")
-    if mp_util is not None and _finalizer_pid != os.getpid():
-        _finalizer_pid = os.getpid()
-        mp_util.Finalize(None, _close_all_at_exit, exitpriority=10)
+    if encoder is not None:
+        _encoders.add(encoder)
+    process.run_at_multiprocessing_exit()
 
 
 def flush_open_writers(timeout: float = 10.0) -> bool:
@@ -70,20 +63,13 @@ def flush_open_writers(timeout: float = 10.0) -> bool:
     return ok
 
 
-EXIT_FLUSH_TIMEOUT = float(os.environ.get("TENSORBOARD_EXIT_FLUSH_TIMEOUT", "60"))
-# How long exit waits for the background encoder to finish the item it is on. Every item is also
-# in its writer's queue, so nothing is lost past it; it only keeps the thread out of C++ frames.
-ENCODER_EXIT_WAIT = 5.0
+def _close_all_at_exit(deadline: float) -> None:
+    """Flushes and closes writers the program left open, so queued events are not lost at exit
+    (process.FLUSH: before the background encoder stops).
 
-
-def _close_all_at_exit() -> None:
-    """Flushes and closes writers the program left open, so queued events are not lost at exit,
-    then stops the background encoder before the interpreter finalizes (see _background.shutdown).
-
-    Bounded: a writer whose storage hangs is given up after EXIT_FLUSH_TIMEOUT seconds (all writers
-    together), and the encoder after ENCODER_EXIT_WAIT more at most, so the interpreter always exits.
+    Bounded: a writer whose storage hangs is given up at `deadline` (process.EXIT_TIMEOUT from the
+    start of exit, all writers together), so the interpreter always exits.
     """
-    deadline = time.monotonic() + EXIT_FLUSH_TIMEOUT
     for writer in list(_open_writers):
         if writer._pid != os.getpid():
             continue
@@ -92,7 +78,6 @@ def _close_all_at_exit() -> None:
                 writer.close()
             except Exception:
                 pass
-    _background.shutdown(min(ENCODER_EXIT_WAIT, deadline - time.monotonic()))
 
 
 def _mark_inherited_writers() -> None:
@@ -105,6 +90,5 @@ def _mark_inherited_writers() -> None:
         _open_writers.discard(writer)
 
 
-atexit.register(_close_all_at_exit)
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_mark_inherited_writers)
+process.at_exit(_close_all_at_exit, process.FLUSH)
+process.after_fork_in_child(_mark_inherited_writers)

@@ -24,9 +24,9 @@ from tensorboard.events._deferred_writes import DeferredWrites
 from tensorboard.events._files import ON_ERROR_CHOICES, RETRY_FIRST, EventFiles, EventWriteWarning  # noqa: F401
 from tensorboard.events._lifecycle import _open_writers, flush_open_writers  # noqa: F401 (re-exported)
 from tensorboard.events._wakeup import Wakeup
+from tensorboard.events.deferred_event import DEFAULT_MAX_PENDING_SNAPSHOT_BYTES, Deferred, Encoder
 from tensorboard.events.file_names import FILE_VERSION, event_file_name  # noqa: F401 (re-exported)
 from tensorboard.events.storage import storage_for
-from tensorboard.values.deferred import DEFAULT_MAX_PENDING_SNAPSHOT_BYTES, Deferred
 
 _BATCH_BYTES = 64 << 10  # one write's buffer
 DEFAULT_MAX_PENDING_BYTES = 64 << 10  # ~1,500 scalar events; bounds memory when the disk is slower than the caller
@@ -65,12 +65,14 @@ class EventFileWriter:
     max_pending_snapshot_bytes: device bytes that queued deferred values (write_deferred) may hold.
     source_writer: recorded in each file's first event as `source_metadata.writer` (upstream's
         EventFileWriter records its module name there); empty: no source_metadata.
+    encoder: the background encoder of deferred events (FileWriter passes tensorboard.values.background);
+        None: the writer thread encodes them itself when it writes them.
     """
 
     def __init__(self, logdir: str, max_queue: int = 10, flush_secs: float = 120, filename_suffix: str = "",
                  max_pending_bytes: int = DEFAULT_MAX_PENDING_BYTES, fsync: bool = False, storage=None,
                  on_error: str = "raise", max_file_bytes: int | None = None, source_writer: str = "",
-                 max_pending_snapshot_bytes: int = DEFAULT_MAX_PENDING_SNAPSHOT_BYTES):
+                 max_pending_snapshot_bytes: int = DEFAULT_MAX_PENDING_SNAPSHOT_BYTES, encoder: Encoder | None = None):
         if not isinstance(max_queue, int) or max_queue < 1:
             raise ValueError(f"max_queue must be a positive int, got {max_queue!r}")
         if not isinstance(flush_secs, (int, float)) or not flush_secs > 0:
@@ -98,7 +100,7 @@ class EventFileWriter:
         self._bytes_in = 0  # written by producers only
         self._bytes_out = 0  # written by the writer thread only
         self._wake = Wakeup()  # not a threading.Event: the SIGTERM flush sets it too (see _wakeup)
-        self._deferred = DeferredWrites(self._wake, self._flush_secs, max_pending_snapshot_bytes)
+        self._deferred = DeferredWrites(self._wake, self._flush_secs, max_pending_snapshot_bytes, encoder)
         self._next_flush = time.monotonic() + self._flush_secs  # the writer thread's periodic flush
         self._space = threading.Condition(threading.Lock())
         self._error: BaseException | None = None  # the first failure, raised at the callers' next call
@@ -107,7 +109,7 @@ class EventFileWriter:
         self._pid = os.getpid()
         self._thread = _lifecycle.WriterThread(self, f"tensorboard-writer:{os.path.basename(self.path)}")
         self._thread.start()
-        _lifecycle.track(self)
+        _lifecycle.track(self, encoder)
         _signals.install_sigterm_flush(flush_open_writers)
 
     # -- caller side -------------------------------------------------------------------------------
@@ -128,7 +130,7 @@ class EventFileWriter:
             self._raise_state()
 
     def write_deferred(self, item: Deferred) -> None:
-        """Queues an event whose value is converted and encoded in the background (tensorboard.values.deferred).
+        """Queues an event whose value is converted and encoded in the background (see events.deferred_event).
 
         Returns at once unless the snapshots already pending hold more than max_pending_snapshot_bytes.
         """

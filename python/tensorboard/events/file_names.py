@@ -7,7 +7,8 @@ import socket
 import threading
 import time
 
-from tensorboard.events import _wire, record
+from tensorboard import process
+from tensorboard.events import record, wire
 
 FILE_VERSION = "brain.Event:2"
 _file_counter = itertools.count()
@@ -19,8 +20,7 @@ def _fresh_lock_after_fork() -> None:
     _counter_lock = threading.Lock()  # a parent thread may have held it at the fork
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_fresh_lock_after_fork)
+process.after_fork_in_child(_fresh_lock_after_fork)
 
 
 _last_stamp = 0  # the latest time stamp a file name of this process got
@@ -69,9 +69,9 @@ def file_stamp(path: str) -> int:
 
 def header_record(source_writer: str = "") -> bytes:
     """The first record of every file: Event{wall_time, file_version[, source_metadata{writer}]}."""
-    body = _wire.event_header(time.time(), 0) + b"\x1a" + _wire.varint(len(FILE_VERSION)) + FILE_VERSION.encode()
+    body = wire.event_header(time.time(), 0) + b"\x1a" + wire.varint(len(FILE_VERSION)) + FILE_VERSION.encode()
     if source_writer:
         name = source_writer.encode()
-        inner = b"\x0a" + _wire.varint(len(name)) + name  # SourceMetadata.writer = 1
-        body += b"\x52" + _wire.varint(len(inner)) + inner  # Event.source_metadata = 10
+        inner = b"\x0a" + wire.varint(len(name)) + name  # SourceMetadata.writer = 1
+        body += b"\x52" + wire.varint(len(inner)) + inner  # Event.source_metadata = 10
     return record.frame(body)

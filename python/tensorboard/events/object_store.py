@@ -153,7 +153,8 @@ class RangedObjectReader:
 
 
 class FsspecStorage:
-    """Any fsspec file system (s3://, gs://, memory://, ...); needs `fsspec` and the backend package."""
+    """Any fsspec file system (s3://, gs://, memory://, ...); needs `fsspec` and the backend package.
+    A `storage.ObjectStorage`."""
 
     default_max_file_bytes: int | None = DEFAULT_REMOTE_MAX_FILE_BYTES
     upload_retries = 3  # a failed upload is retried this often, after 0.5 s, 1 s, 2 s, then raised
@@ -177,10 +178,11 @@ class FsspecStorage:
         return path
 
     def strip_protocol(self, path: str) -> str:
+        """`path` as fsspec's file system names it: the URL without its scheme ("s3://b/k" -> "b/k")."""
         return self.fs._strip_protocol(path)
 
-    def join(self, *parts: str) -> str:
-        return posixpath.join(*parts)
+    def join(self, path: str, *parts: str) -> str:
+        return posixpath.join(path, *parts)
 
     def makedirs(self, path: str) -> None:
         self.fs.makedirs(self.strip_protocol(path), exist_ok=True)
@@ -202,7 +204,8 @@ class FsspecStorage:
             yield f"{self.protocol}://{dirpath}", sorted(files)
 
     def open_append(self, path: str) -> FsspecAppendFile:
-        return FsspecAppendFile(self.fs, self.strip_protocol(path), retries=self.upload_retries, backoff=self.upload_backoff)
+        return FsspecAppendFile(self.fs, self.strip_protocol(path), retries=self.upload_retries,
+                                backoff=self.upload_backoff)
 
     def open_read(self, path: str) -> "RangedObjectReader":
         return RangedObjectReader(self.fs, self.strip_protocol(path))

@@ -1,5 +1,5 @@
 """The one layer through which the logger touches files: local paths or fsspec URLs
-(`object_store` holds the fsspec side).
+(`object_store` holds the fsspec side). `Storage` is what both offer to readers and writers.
 
 Event files are append-only streams (`open_append`); side files such as projector
 configs are whole-file reads and atomic replacements (`read_bytes`/`write_bytes`, or
@@ -10,25 +10,76 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
-from typing import BinaryIO, Iterable, Iterator, Protocol
+from typing import Any, BinaryIO, Iterable, Iterator, Protocol
 
-from tensorboard.events.object_store import (DEFAULT_REMOTE_MAX_FILE_BYTES, FsspecAppendFile,  # noqa: F401
-                                             FsspecStorage, RangedObjectReader)
+from tensorboard.events.object_store import (  # noqa: F401
+    DEFAULT_REMOTE_MAX_FILE_BYTES,
+    FsspecAppendFile,
+    FsspecStorage,
+    RangedObjectReader,
+)
 
 
-class AppendFile(Protocol):
-    """A file that only grows; `flush` makes everything written so far durable enough to survive a crash."""
+class ReadStream(Protocol):
+    """A file open for reading: a local file, or a RangedObjectReader on an object store."""
 
-    path: str
+    def read(self, size: int = -1) -> bytes: ...
 
-    def write(self, data: bytes) -> None: ...
+    def seek(self, offset: int, whence: int = 0) -> int: ...
 
-    def flush(self, fsync: bool = False) -> None: ...
+    def tell(self) -> int: ...
 
     def close(self) -> None: ...
 
-    def needs_reopen(self) -> bool:
-        """True when appending to this file again is unsafe or pointless (a new file should be started)."""
+    def __enter__(self) -> Any: ...
+
+    def __exit__(self, *exc_info: Any) -> Any: ...
+
+
+class Storage(Protocol):
+    """What a storage offers readers and writers: `LocalStorage` below and `FsspecStorage` (object_store).
+    Paths are local paths, file:// URLs or, for object stores, URLs of their scheme."""
+
+    def canonical(self, path: str) -> str:
+        """`path` as this storage names it (a file:// URL becomes its local path)."""
+        ...
+
+    def join(self, path: str, *parts: str) -> str: ...
+
+    def makedirs(self, path: str) -> None: ...
+
+    def exists(self, path: str) -> bool: ...
+
+    def isdir(self, path: str) -> bool: ...
+
+    def listdir(self, path: str) -> list[str]:
+        """The names in directory `path`, sorted."""
+        ...
+
+    def walk(self, root: str) -> Iterator[tuple[str, list[str]]]:
+        """(directory, sorted file names) for every directory below `root`."""
+        ...
+
+    def open_read(self, path: str) -> ReadStream: ...
+
+    def read_bytes(self, path: str) -> bytes | None:
+        """The whole file, or None if it does not exist."""
+        ...
+
+    def write_bytes(self, path: str, data: bytes) -> None: ...
+
+    def write_chunks(self, path: str, chunks: Iterable[bytes]) -> None: ...
+
+
+class ObjectStorage(Storage, Protocol):
+    """A storage on an object store (`FsspecStorage`), which readers also list and fetch from in
+    batches through its fsspec file system."""
+
+    protocol: str  # the URL scheme: "s3", "gs", "memory", ...
+    fs: Any  # the fsspec file system
+
+    def strip_protocol(self, path: str) -> str:
+        """`path` as the file system names it: the URL without its scheme."""
         ...
 
 
@@ -52,7 +103,7 @@ def local_path(path: str) -> str:
     return unquote(slash + rest) or "/"
 
 
-def storage_for(path: str | os.PathLike, **storage_options) -> "LocalStorage | FsspecStorage":
+def storage_for(path: str | os.PathLike, **storage_options) -> Storage:
     """The storage that handles `path`; `storage_options` go to fsspec for remote URLs.
     An unknown URL scheme is a ValueError naming `path`."""
     path = os.fspath(path)
@@ -71,7 +122,8 @@ class LocalAppendFile:
 
     def __init__(self, path: str):
         self.path = path
-        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o644)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+        self._fd = os.open(path, flags, 0o644)
         self._size = 0
         self.tainted = False
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from tensorboard.graph._builder import GraphBuilder
 from tensorboard.src import graph_pb2
-from tensorboard.src._pool import as_ours, is_message
+from tensorboard.src.pool import as_ours, is_message
 
 __all__ = ["to_graph_def", "framework_of", "GraphBuilder"]
 
@@ -41,7 +41,8 @@ def framework_of(model: Any, input_to_model: Any = None) -> str | None:
     if "onnx" in top and type(model).__name__ == "ModelProto":
         return "onnx"
     if isinstance(model, (str, os.PathLike)) or isinstance(model, dict):
-        from tensorboard.graph import mxnet as mxnet_graph, onnx as onnx_graph
+        from tensorboard.graph import mxnet as mxnet_graph
+        from tensorboard.graph import onnx as onnx_graph
 
         if onnx_graph.is_onnx_path(model):
             return "onnx"

@@ -136,7 +136,8 @@ class _ScriptWalker:
         if kind == "prim::Constant" and not isinstance(outputs[0].type(), torch._C.TensorType):
             self.values[outputs[0].unique()] = (_CONST, outputs[0].toIValue())
             return
-        if kind in ("prim::ListConstruct", "prim::TupleConstruct") and all(i is not None and i[0] is _CONST for i in ins):
+        constant_inputs = all(i is not None and i[0] is _CONST for i in ins)
+        if kind in ("prim::ListConstruct", "prim::TupleConstruct") and constant_inputs:
             self.values[outputs[0].unique()] = (_CONST, [i[1] for i in ins])
             return
         arg_names = _argument_names(node)

@@ -21,9 +21,9 @@ from typing import Any, Mapping
 import keras
 import numpy as np
 
-from tensorboard.values.convert import to_float
-from tensorboard.summary.image import image_samples
 from tensorboard.integrations import _keras_arrays
+from tensorboard.summary.image import image_samples
+from tensorboard.values.convert import to_float
 
 __all__ = ["TensorBoard"]
 

@@ -21,8 +21,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from tensorboard.values.convert import to_numpy
 from tensorboard.integrations._common import log_histogram, log_scalar
+from tensorboard.values.convert import to_numpy
 
 __all__ = ["LogMetricsCallback", "LogParamsCallback", "GradientMonitor", "gradient_names", "histogram_stat_func"]
 

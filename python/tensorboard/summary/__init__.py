@@ -3,9 +3,9 @@
 Pure functions, one module per data type; `FileWriter.add_summary` writes their results.
 Upstream's names under `tensorboard.summary` (`v1`, `v2`, `writer`, `Writer`, `Output`,
 `DirectoryOutput`) resolve too and load on first use; where a name exists in both
-(`scalar`, `histogram`, `image`, `audio`, `text`), ours, the seeds' API, wins.
+(`scalar`, `histogram`, `image`, `audio`, `text`), ours wins.
 """
-from tensorboard import upstream
+from tensorboard import upstream_path
 from tensorboard.summary.audio import audio
 from tensorboard.summary.custom_scalars import custom_scalars
 from tensorboard.summary.figure import figure, figure_to_image
@@ -20,10 +20,11 @@ from tensorboard.summary.scalar import scalar
 from tensorboard.summary.text import text
 from tensorboard.summary.video import video
 
-__all__ = ["audio", "custom_scalars", "figure", "figure_to_image", "histogram", "hparams", "image", "image_boxes", "image_samples", "images",
-           "keras_model", "make_grid", "mesh", "pr_curve", "pr_curve_raw", "scalar", "text", "video"]
+__all__ = ["audio", "custom_scalars", "figure", "figure_to_image", "histogram", "hparams", "image", "image_boxes",
+           "image_samples", "images", "keras_model", "make_grid", "mesh", "pr_curve", "pr_curve_raw", "scalar", "text",
+           "video"]
 
-__path__ = upstream.extend_path(__path__, "summary")  # noqa: F821
+__path__ = upstream_path.extend_path(__path__, "summary")  # noqa: F821
 
 # Upstream's `tensorboard.summary` re-exports these from its private modules.
 _UPSTREAM_NAMES = {"Writer": "_writer", "Output": "_output", "DirectoryOutput": "_output"}

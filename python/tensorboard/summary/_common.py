@@ -5,8 +5,8 @@ from typing import Iterable, Optional
 
 import numpy as np
 
-from tensorboard.values._args import check_tag  # noqa: F401  (re-exported for the encoders)
 from tensorboard.src import summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
+from tensorboard.values.args import check_tag  # noqa: F401  (re-exported for the encoders)
 
 # NumPy dtype -> TensorFlow DataType enum, for the dtypes summaries use.
 _DTYPES = {

@@ -17,10 +17,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from tensorboard.values.convert import check_numeric, to_numpy
 from tensorboard.src import summary_pb2
 from tensorboard.summary._clipping import check_audio_range
 from tensorboard.summary._common import check_tag
+from tensorboard.values.convert import check_numeric, to_numpy
 
 __all__ = ["audio", "encode_wav", "check_audio_args", "check_audio_dtype", "clip_shape", "as_frames_by_channels"]
 

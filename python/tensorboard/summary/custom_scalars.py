@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Union
 
 from tensorboard.src import layout_pb2, summary_pb2
-from tensorboard.src._pool import as_ours, is_message
+from tensorboard.src.pool import as_ours, is_message
 from tensorboard.summary._common import make_metadata, make_string_tensor
 
 __all__ = ["custom_scalars", "layout_proto", "merge_layouts", "CONFIG_TAG"]

@@ -17,13 +17,13 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from tensorboard.events import _wire
-from tensorboard.values.convert import check_numeric, to_float, to_numpy, to_numpy_bits16
+from tensorboard.events import wire
 from tensorboard.src import summary_pb2
 from tensorboard.summary import _histogram_counts as _counts
 from tensorboard.summary import _histogram_patterns as _bits
 from tensorboard.summary._common import check_tag
 from tensorboard.summary._histogram_counts import default_bucket_limits
+from tensorboard.values.convert import check_numeric, to_float, to_numpy, to_numpy_bits16
 
 __all__ = ["histogram", "default_bucket_limits", "histogram_proto", "histogram_raw_proto", "check_histogram_args"]
 
@@ -216,7 +216,7 @@ def histogram_proto(values: Any, bins: Bins = "tensorflow", max_bins: Optional[i
     if max_bins is not None and len(counts) > max_bins:
         limits, counts = _limit_buckets(limits, counts, int(max_bins))
     _check_written(limits, counts, array.size, check_limits=not default)
-    return summary_pb2.HistogramProto.FromString(_wire.histogram_bytes(lo, hi, float(array.size), total, squares,
+    return summary_pb2.HistogramProto.FromString(wire.histogram_bytes(lo, hi, float(array.size), total, squares,
                                                                      limits, counts))
 
 
@@ -250,7 +250,8 @@ def histogram_raw_proto(min: Any, max: Any, num: Any, sum: Any, sum_squares: Any
         raise ValueError(f"bucket_counts: expected finite, non-negative counts, "
                          f"got range [{counts.min()}, {counts.max()}]")
     counted = float(counts.sum())
-    if abs(counted - count) > 1e-9 * (count if count > 1 else 1.0):  # `max` is an argument here  # TensorBoard draws the buckets, and shows num
+    # `max` is an argument here; TensorBoard draws the buckets, and shows num
+    if abs(counted - count) > 1e-9 * (count if count > 1 else 1.0):
         raise ValueError(f"bucket_counts and num: the counts add up to {counted}, num is {count}")
     return summary_pb2.HistogramProto(min=low, max=high, num=count, sum=total, sum_squares=squares,
                                       bucket_limit=limits.tolist(), bucket=counts.tolist())

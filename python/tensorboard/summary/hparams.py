@@ -14,11 +14,11 @@ from typing import Any, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from tensorboard.src import hparams_pb2, summary_pb2, types_pb2
-from tensorboard.src._pool import message_class
+from tensorboard.src.pool import message_class
+from tensorboard.summary._common import check_optional_text, check_tag, make_metadata, make_shape
 
 # google.protobuf.Value as registered in our descriptor pool (hparams.proto's map values).
 ProtoValue = message_class("google.protobuf.Value")
-from tensorboard.summary._common import check_optional_text, check_tag, make_metadata, make_shape
 
 __all__ = ["hparams", "EXPERIMENT_TAG", "SESSION_START_INFO_TAG", "SESSION_END_INFO_TAG"]
 

@@ -20,12 +20,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from tensorboard.values.convert import check_numeric, to_numpy
 from tensorboard.src import summary_pb2
 from tensorboard.summary._clipping import check_image_range
 from tensorboard.summary._common import check_tag, make_metadata, make_string_tensor
 from tensorboard.summary._layout import arrange, arranged_shape
-from tensorboard.summary._png import encode_png
+from tensorboard.summary.png import encode_png
+from tensorboard.values.convert import check_numeric, to_numpy
 
 __all__ = ["image", "images", "image_samples", "to_uint8", "to_nhwc", "make_grid", "image_proto", "check_image_shape",
            "check_image_size", "MAX_IMAGE_SIDE"]

@@ -6,12 +6,12 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from tensorboard.values.convert import check_numeric, to_numpy
 from tensorboard.src import summary_pb2
 from tensorboard.summary._common import check_tag
 from tensorboard.summary._layout import arranged_shape
-from tensorboard.summary._png import encode_png
 from tensorboard.summary.image import _resize, check_rescale, to_nhwc, to_uint8
+from tensorboard.summary.png import encode_png
+from tensorboard.values.convert import check_numeric, to_numpy
 
 BOX_COLOR = (255, 0, 0)  # red, as tensorboardX draws them
 BOX_THICKNESS = 2

@@ -13,9 +13,9 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from tensorboard.values.convert import check_numeric, count_beyond_float32, to_numpy
 from tensorboard.src import mesh_pb2, summary_pb2
 from tensorboard.summary._common import check_tag, make_metadata, make_tensor
+from tensorboard.values.convert import check_numeric, count_beyond_float32, to_numpy
 
 __all__ = ["mesh", "check_mesh_args"]
 

@@ -10,9 +10,9 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from tensorboard.values.convert import check_numeric, to_numpy
 from tensorboard.src import plugin_data_pb2, summary_pb2
 from tensorboard.summary._common import check_tag, make_metadata, make_tensor
+from tensorboard.values.convert import check_numeric, to_numpy
 
 __all__ = ["pr_curve", "pr_curve_raw", "check_pr_curve_args"]
 

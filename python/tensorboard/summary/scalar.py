@@ -6,10 +6,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tensorboard.values._args import check_float32
-from tensorboard.values.convert import to_float
 from tensorboard.src import summary_pb2
 from tensorboard.summary._common import check_optional_text, check_tag, make_metadata, make_tensor
+from tensorboard.values.args import check_float32
+from tensorboard.values.convert import to_float
 
 
 def scalar(tag: str, value: Any, display_name: Optional[str] = None, description: Optional[str] = None, *,

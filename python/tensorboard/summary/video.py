@@ -7,11 +7,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from tensorboard.values.convert import to_numpy
 from tensorboard.src import summary_pb2
 from tensorboard.summary._common import check_tag
 from tensorboard.summary._layout import arrange, arranged_shape
 from tensorboard.summary.image import make_grid, to_uint8
+from tensorboard.values.convert import to_numpy
 
 __all__ = ["video", "encode_gif", "gif_delay", "check_video_args"]
 

@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tensorboard.values._args import FLOAT32_MAX
+from tensorboard.values.args import FLOAT32_MAX
 
 __all__ = ["to_numpy", "to_numpy_bits16", "to_float", "check_numeric"]
 
@@ -119,7 +119,7 @@ def check_numeric(array: np.ndarray, name: str) -> np.ndarray:
 
 def count_beyond_float32(array: np.ndarray) -> int:
     """How many finite values of a wider float array float32 cannot hold (the array twin of
-    `_args.check_float32`): a cast to float32 would write them as ±inf."""
+    `args.check_float32`): a cast to float32 would write them as ±inf."""
     if array.dtype.kind != "f" or array.dtype.itemsize <= 4:
         return 0
     with np.errstate(invalid="ignore"):

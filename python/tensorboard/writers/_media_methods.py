@@ -1,13 +1,15 @@
 """SummaryWriter's methods for tensors and media: histograms, images, video, audio, text, PR curves
-and meshes. Each converts nothing itself: `tensorboard.summary` encodes, the writer queues."""
+and meshes. Each converts nothing itself: `tensorboard.summary` encodes, the writer queues. The
+methods use of their writer only what `_host.MediaHost` declares."""
 from __future__ import annotations
 
 from typing import Any
 
-from tensorboard.values import _background, deferred as _deferred
-from tensorboard.values._args import check_tag, pick, require
-from tensorboard.writers._positional import states_order
 from tensorboard.src import summary_pb2
+from tensorboard.values import background
+from tensorboard.values import deferred as _deferred
+from tensorboard.values.args import check_tag, pick, require
+from tensorboard.writers.positional import states_order
 
 
 def _stacked(images: Any, name: str) -> Any:
@@ -53,7 +55,7 @@ class MediaMethods:
         kinds = [_deferred.framework_of(value) for value in values.values()]
         if all(kind is None for kind in kinds):
             return False
-        with _background.caller_busy():  # the encoder keeps off the GIL meanwhile (see _add_later)
+        with background.caller_busy():  # the encoder keeps off the GIL meanwhile (see _add_later)
             check_tag(tag)
             private = []
             for (name, value), kind in zip(values.items(), kinds):
@@ -257,10 +259,10 @@ class MediaMethods:
     def add_mesh(self, tag: str, vertices, colors=None, faces=None, config_dict=None, global_step=None,
                  walltime=None) -> None:
         """Logs a 3-D mesh or point cloud (vertices [1, N, 3], optional colors and faces)."""
+        import copy
+
         from tensorboard import summary
         from tensorboard.summary.mesh import check_mesh_args
-
-        import copy
 
         pending_config = copy.deepcopy(config_dict)  # as at the call, whatever the caller changes next
         if self._deferred_if_pending(

@@ -1,32 +1,49 @@
 """SummaryWriter's scalar methods: add_scalar (the hot path, hand-encoded), add_scalars, and
-tensorboardX's export_scalars_to_json."""
+tensorboardX's export_scalars_to_json; `RunScalars` records the scalar tags of the main run.
+The methods use of their writer only what `_host.ScalarHost` declares."""
 from __future__ import annotations
 
 import json
 import math
 import os
 from time import time as _now
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
-from tensorboard.values import _background, deferred as _deferred
-
-from tensorboard.events import _wire
-from tensorboard.writers._positional import add_order_note, states_order
-from tensorboard.values._args import check_float32, check_step, check_tag, check_walltime, pick, require
+from tensorboard.events import wire
 from tensorboard.events.event_file import WriterClosedError
+from tensorboard.src import summary_pb2
+from tensorboard.values import background
+from tensorboard.values import deferred as _deferred
+from tensorboard.values.args import check_float32, check_run_name, check_step, check_tag, check_walltime, pick, require
+from tensorboard.writers.positional import add_order_note, states_order
 
 
-def _run_part(text: str, name: str) -> str:
-    """A sub-run path part from a tag or key; refuses parts that would leave the logdir, and empty
-    or "." parts, which would write into another key's run ("./x", "x/" and "x" are one directory)."""
-    parts = text.replace(os.sep, "/").split("/")
-    if text.startswith(("/", os.sep)) or ".." in parts or (os.altsep and os.altsep in text):
-        raise ValueError(f"{name} {text!r} would name a run outside the logdir")
-    if "" in parts or "." in parts:
-        raise ValueError(f"{name} {text!r} has an empty or '.' path part, so its run would be another's")
-    if "\0" in text:
-        raise ValueError(f"{name} {text!r} holds a NUL character, which no directory name can")
-    return text
+class RunScalars:
+    """The scalar tags a SummaryWriter logged into its main run (add_hparams links a metric that names
+    one to its curve instead of logging a point), and add_scalars' record for export_scalars_to_json."""
+
+    __slots__ = ("prefixes", "_others", "exported")
+
+    def __init__(self) -> None:
+        self.prefixes: dict[str, bytes] = {}  # plain add_scalar: tag -> its events' wire prefix (the hot path's)
+        self._others: set[str] = set()  # tags of scalars logged otherwise: summaries, device values, metrics
+        self.exported: dict[str, list] = {}  # run directory -> [[wall_time, step, value], ...] since the last export
+
+    def note(self, tags: Iterable[str]) -> None:
+        """Records `tags` as scalar tags of the main run."""
+        self._others.update(tags)
+
+    def note_summary(self, summary) -> None:
+        """Records the scalar tags of a logged Summary proto (ours or upstream's) or its bytes: values
+        with a simple_value or the scalars plugin's metadata, as readers list a run's scalars."""
+        if isinstance(summary, (bytes, bytearray, memoryview)):
+            summary = summary_pb2.Summary.FromString(bytes(summary))
+        self._others.update(value.tag for value in summary.value if value.WhichOneof("value") == "simple_value"
+                            or value.metadata.plugin_data.plugin_name == "scalars")
+
+    def logged(self, tags: Iterable[str]) -> set[str]:
+        """Which of `tags` are scalar tags of the main run."""
+        return {tag for tag in tags if tag in self.prefixes or tag in self._others}
 
 
 def _unnamed_cause(tag, new_style, double_precision, display_name, summary_description) -> TypeError | None:
@@ -108,16 +125,17 @@ class ScalarMethods:
                     self._add(summary.scalar(tag, number, display_name=display_name, description=summary_description,
                                              new_style=new_style, double_precision=double_precision),
                               global_step, walltime)
+                    self._scalars.note((tag,))
                     return
-            tag_bytes = self._tag_fields.get(tag)
+            tag_bytes = self._scalars.prefixes.get(tag)
             if tag_bytes is None:
-                tag_bytes = self._tag_fields.setdefault(check_tag(tag), _wire.scalar_prefix(tag))
+                tag_bytes = self._scalars.prefixes.setdefault(check_tag(tag), wire.scalar_prefix(tag))
             step = global_step if type(global_step) is int else check_step(global_step)
             wall = _now() if walltime is None else check_walltime(walltime)
             try:
-                event = _wire.scalar_event(tag_bytes, number, step, wall)
+                event = wire.scalar_event(tag_bytes, number, step, wall)
             except OverflowError:
-                event = _wire.scalar_event(tag_bytes, check_float32(number, "value", tag), step, wall)
+                event = wire.scalar_event(tag_bytes, check_float32(number, "value", tag), step, wall)
             writer = self._file_writer._writer
             if writer is None:
                 self._file_writer.add_event_bytes(event)
@@ -139,21 +157,21 @@ class ScalarMethods:
         """add_scalar of a JAX/MXNet/device value: checked now (tag, one element), converted in the background."""
         from tensorboard import summary
 
-        with _background.caller_busy():  # the encoder keeps off the GIL meanwhile (see _add_later)
+        with background.caller_busy():  # the encoder keeps off the GIL meanwhile (see _add_later)
             check_tag(tag)
             kind = _deferred.framework_of(value)
             _check_one_number(value, kind, "value")
         self._add_later(tag, (value,), (kind,), global_step, walltime,
                         lambda array: summary.scalar(tag, array, display_name, summary_description,
                                                      new_style=new_style, double_precision=double_precision))
+        self._scalars.note((tag,))
 
     @states_order
     def add_scalars(self, main_tag: str, tag_scalar_dict: Mapping[str, Any] | None = None, global_step=None,
                     walltime=None, *, value: Mapping[str, Any] | None = None) -> None:
         """Logs several scalars into one chart: key k goes to sub-run `<logdir>/<main_tag>/<k>` under tag
         `main_tag` (tensorboardX's and MXBoard's layout; torch names the sub-run `<main_tag>_<k>`)."""
-        check_tag(main_tag, "main_tag")
-        _run_part(main_tag, "main_tag")
+        check_run_name(main_tag, "main_tag")
         scalars = pick("tag_scalar_dict", tag_scalar_dict, "value", value)
         if not isinstance(scalars, Mapping) or not scalars:
             raise TypeError(f"tag_scalar_dict must be a non-empty dict of name -> number, got {scalars!r:.80}")
@@ -161,8 +179,7 @@ class ScalarMethods:
 
         checked: dict[str, tuple[Any, str | None]] = {}  # key -> (number, None), or (value, its framework)
         for key, number in scalars.items():
-            check_tag(key, "tag_scalar_dict key")
-            _run_part(key, "tag_scalar_dict key")
+            check_run_name(key, "tag_scalar_dict key")
             name = f"tag_scalar_dict[{key!r}]"
             kind = _deferred.framework_of(number)
             if kind is None:
@@ -171,25 +188,26 @@ class ScalarMethods:
                 _check_one_number(number, kind, name)
                 checked[key] = (number, kind)
         step, wall = self._step_and_time(global_step, walltime)
-        tag_bytes = _wire.scalar_prefix(main_tag)
+        tag_bytes = wire.scalar_prefix(main_tag)
         for key, (number, kind) in checked.items():
             writer = self._sub_writer(f"{main_tag}/{key}")
             if kind is None:
-                writer.add_event_bytes(_wire.scalar_event(tag_bytes, check_float32(number, "value", main_tag), step,
+                writer.add_event_bytes(wire.scalar_event(tag_bytes, check_float32(number, "value", main_tag), step,
                                                          wall))
                 entry = [wall, step, number]
             else:
                 entry = [wall, step, None]  # filled in when the value is converted
                 self._add_later(main_tag, (number,), (kind,), step, wall, _ExportedScalar(main_tag, entry),
                                 writer=writer)
-            self._scalar_log.setdefault(writer.get_logdir(), []).append(entry)
+            self._scalars.exported.setdefault(writer.get_logdir(), []).append(entry)
 
     def export_scalars_to_json(self, path: str | os.PathLike) -> None:
         """Writes the scalars add_scalars (and dict/pair add_scalar) logged since the last export to `path`
         as {"<run dir>": [[wall_time, step, value], ...]}, then forgets them (tensorboardX's format)."""
-        if any(entry[2] is None for entries in self._scalar_log.values() for entry in entries):
+        scalars = self._scalars
+        if any(entry[2] is None for entries in scalars.exported.values() for entry in entries):
             self.flush()  # values add_scalars took without waiting: their numbers come with their conversion
-        log, self._scalar_log = self._scalar_log, {}
+        log, scalars.exported = scalars.exported, {}
         log = {run: [entry for entry in entries if entry[2] is not None] for run, entries in log.items()}
         with open(os.fspath(path), "w", encoding="utf-8") as out:
             json.dump(log, out)  # NaN/inf as JavaScript's NaN/Infinity, as tensorboardX writes them

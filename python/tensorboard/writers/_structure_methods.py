@@ -1,13 +1,17 @@
-"""SummaryWriter's methods for structure: graphs, embeddings, hparams and custom-scalar layouts."""
+"""SummaryWriter's methods for structure: graphs, embeddings, hparams and custom-scalar layouts.
+The methods use of their writer only what `_host.StructureHost` declares; `HparamsSessions` and
+`CustomLayouts` hold add_hparams' and add_custom_scalars' state."""
 from __future__ import annotations
 
-import os
-from typing import Any, Mapping, Sequence
+import threading
+from typing import Any, Callable, Mapping, Sequence
 
-from tensorboard.events import _wire
-from tensorboard.writers._positional import states_order
-from tensorboard.values._args import check_float32, check_step, check_tag, pick, require
+from tensorboard import process
+from tensorboard.events import wire
+from tensorboard.src import layout_pb2
+from tensorboard.values.args import check_float32, check_run_name, check_step, check_tag, pick, require
 from tensorboard.writers.file_writer import FileWriter
+from tensorboard.writers.positional import states_order
 
 
 class StructureMethods:
@@ -70,8 +74,8 @@ class StructureMethods:
         """Logs one hparams session: its hparams and final metrics, in this writer's own run.
 
         The HParams dashboard then lists the run as one trial, named by the run. A metric that names
-        a scalar tag already logged in the run links to that curve (nothing more is logged for it); a
-        metric without a curve is logged as one point in the run. `run_name` (tensorboardX: `name`)
+        a scalar tag this writer already logged in its run links to that curve (nothing more is logged
+        for it); a metric without a curve is logged as one point in the run. `run_name` (tensorboardX: `name`)
         writes the session into the sub-run `<run>/<run_name>` instead, with every metric as one
         point there: tensorboardX's and torch's layout. torch's positional order; tensorboardX's 3rd
         positional is its `name` (here the keyword `name` or `run_name`).
@@ -90,71 +94,34 @@ class StructureMethods:
             raise TypeError(f"metric_dict must be a dict, got {type(metric_dict).__name__}")
         metrics = {check_tag(k, "metric_dict key"): to_float(v, f"metric_dict[{k!r}]") for k, v in metric_dict.items()}
         experiment, start, end = summary.hparams(hparam_dict, metrics, hparam_domain_discrete=hparam_domain_discrete)
-        if run_name is not None and (not isinstance(run_name, str) or not run_name or os.path.isabs(run_name)
-                                     or ".." in run_name.split("/")):
-            raise ValueError(f"run_name must be a relative run name inside the logdir, got {run_name!r}")
-        if run_name is not None and "\0" in check_tag(run_name, "run_name"):  # check_tag: text UTF-8 can encode
-            raise ValueError(f"run_name {run_name!r} holds a NUL character, which no directory name can")
+        if run_name is not None:
+            check_run_name(run_name, "run_name")
         logged = _session_hparams(start)
         step, wall = self._step_and_time(global_step, None)
-        own = run_name is None
-        with self._lock:
-            if own and self._hparams_runs.get(".", logged) != logged:  # a second trial on one writer
-                own, run_name = False, _fresh_run_name(self._hparams_runs)
-                import warnings
-
-                warnings.warn("add_hparams: this writer's run already holds a session with other hparams, so this "
-                              "session goes to a time-stamped sub-run (tensorboardX's layout); use one "
-                              "SummaryWriter per trial for one run per trial, or pass run_name=", stacklevel=3)
-            run_name = "." if own else run_name  # "." is the writer's own run
-            earlier = self._hparams_runs.get(run_name)
-            if earlier is not None and earlier != logged:
-                where = "this writer's run" if own else f"run_name {run_name!r}"
-                raise ValueError(f"{where} already holds a session with other hparams; the dashboard keeps a run's "
-                                 f"first hparams, so this session's metrics would show beside them: log each "
-                                 f"session with its own SummaryWriter (or give each its own run_name)")
-            self._hparams_runs[run_name] = logged  # taken now, so a concurrent call sees it; freed on failure
+        run, held = self._sessions.claim(run_name, logged)
         parts = (experiment, start, end) if hparam_domain_discrete else (start, end)
         try:
-            if own:
+            if run == HparamsSessions.OWN_RUN:
                 self._write_own_session(parts, metrics, step, wall)
             else:
-                self._write_session(run_name, parts, metrics, step, wall)
+                self._write_session(run, parts, metrics, step, wall)
         except BaseException:
-            if earlier is None:
-                with self._lock:
-                    self._hparams_runs.pop(run_name, None)
+            if not held:
+                self._sessions.release(run)
             raise
 
     def _write_own_session(self, parts: tuple, metrics: dict, step: int, wall: float) -> None:
         """Writes the session into this writer's run: the summaries, then one point for each metric
         that has no curve in the run (a metric with a curve is read from the curve by the dashboard)."""
-        curves = self._scalar_tags_in_run(set(metrics))
+        curves = self._scalars.logged(metrics)
         for part in parts:
             self._file_writer.add_summary(part, step, wall)
         for key, number in metrics.items():
             if key not in curves:
-                self._file_writer.add_event_bytes(_wire.scalar_event(_wire.scalar_prefix(key),
-                                                                     check_float32(number, "metric", key), step, wall))
+                self._file_writer.add_event_bytes(wire.scalar_event(wire.scalar_prefix(key),
+                                                                    check_float32(number, "metric", key), step, wall))
+        self._scalars.note(metrics)  # a later session's metric links to these points
         self._file_writer.flush()  # on disk when the call returns, as a session in a sub-run is
-
-    def _scalar_tags_in_run(self, tags: set) -> set:
-        """Which of `tags` are scalar tags of this writer's run: logged by this writer as plain
-        scalars, else (device values, summaries, an earlier writer of the run) found in the run's
-        event files, read back after a flush."""
-        found = {tag for tag in tags if tag in self._tag_fields}
-        if found == tags:
-            return found
-        from tensorboard.reader._events import read_runs
-
-        self.flush()
-        try:
-            runs = read_runs(self._logdir, self._options.get("storage_options"), run_filter=lambda name: name == "")
-        except FileNotFoundError:  # nothing written yet
-            return found
-        for run in runs:
-            found |= tags & (set(run.scalars.tag_names) | set(run.plugin_content.get("scalars", ())))
-        return found
 
     def _write_session(self, run_name: str, parts: tuple, metrics: dict, step: int, wall: float) -> None:
         """Writes one hparams session into its run with a writer of its own, closed before returning."""
@@ -168,12 +135,11 @@ class StructureMethods:
             for part in parts:
                 writer.add_summary(part, step, wall)
             for key, number in metrics.items():
-                writer.add_event_bytes(_wire.scalar_event(_wire.scalar_prefix(key),
+                writer.add_event_bytes(wire.scalar_event(wire.scalar_prefix(key),
                                                          check_float32(number, "metric", key), step, wall))
         finally:
             writer.close()
-            with self._lock:
-                self._closed_dropped += writer.dropped_events
+            self._sessions.count_dropped(writer.dropped_events)
 
     @states_order
     def add_custom_scalars(self, layout) -> None:
@@ -183,12 +149,9 @@ class StructureMethods:
         writer's earlier layouts plus this one: a chart with the same category and title is replaced.
         """
         from tensorboard import summary
-        from tensorboard.summary.custom_scalars import layout_proto, merge_layouts
+        from tensorboard.summary.custom_scalars import layout_proto
 
-        new = layout_proto(layout)
-        with self._layout_lock:
-            self._custom_layout = merge_layouts(self._custom_layout, new)
-            self._add(summary.custom_scalars(self._custom_layout), None, None)
+        self._layouts.log(layout_proto(layout), lambda merged: self._add(summary.custom_scalars(merged), None, None))
 
     @states_order
     def add_custom_scalars_multilinechart(self, tags: Sequence[str], category: str = "default",
@@ -212,6 +175,82 @@ def _chart_tags(tags) -> list:
     if not isinstance(tags, (list, tuple)):
         raise TypeError(f"tags: expected a list of tag strings, got {type(tags).__name__}: {tags!r:.60}")
     return [check_tag(tag, "tags") for tag in tags]
+
+
+class HparamsSessions:
+    """add_hparams' sessions of one writer: the hparams each run holds (the dashboard keeps a run's first,
+    so another session's hparams there would be paired with the wrong metrics), and the events dropped
+    by the writers of the sessions in sub-runs, each closed at the end of its call."""
+
+    OWN_RUN = "."  # the writer's own run; a run_name is never "." (check_run_name)
+
+    def __init__(self) -> None:
+        self._runs: dict[str, dict[str, bytes]] = {}
+        self._lock = threading.Lock()
+        self.dropped = 0
+        process.track(self, HparamsSessions._fresh_lock)
+
+    def claim(self, run_name: str | None, logged: dict[str, bytes]) -> tuple[str, bool]:
+        """(the run a session with hparams `logged` goes to, whether that run held them already). Taken
+        at once, so a concurrent call sees it; `release` frees it if the session could not be written.
+
+        The writer's own run (run_name None) takes one set of hparams; another set there goes to a
+        time-stamped sub-run, with a warning (tensorboardX's layout). Another set under a run_name raises.
+        """
+        own = run_name is None
+        with self._lock:
+            if own and self._runs.get(self.OWN_RUN, logged) != logged:  # a second trial on one writer
+                own, run_name = False, _fresh_run_name(self._runs)
+                import warnings
+
+                warnings.warn("add_hparams: this writer's run already holds a session with other hparams, so this "
+                              "session goes to a time-stamped sub-run (tensorboardX's layout); use one "
+                              "SummaryWriter per trial for one run per trial, or pass run_name=",
+                              stacklevel=4)  # add_hparams' caller (past this method, add_hparams and states_order)
+            run = self.OWN_RUN if own else run_name
+            earlier = self._runs.get(run)
+            if earlier is not None and earlier != logged:
+                where = "this writer's run" if own else f"run_name {run!r}"
+                raise ValueError(f"{where} already holds a session with other hparams; the dashboard keeps a run's "
+                                 f"first hparams, so this session's metrics would show beside them: log each "
+                                 f"session with its own SummaryWriter (or give each its own run_name)")
+            self._runs[run] = logged
+        return run, earlier is not None
+
+    def release(self, run: str) -> None:
+        """Frees `run` after its first session could not be written."""
+        with self._lock:
+            self._runs.pop(run, None)
+
+    def count_dropped(self, count: int) -> None:
+        """Adds the events a session's closed writer dropped (on_error="warn") to `dropped`."""
+        with self._lock:
+            self.dropped += count
+
+    def _fresh_lock(self) -> None:
+        self._lock = threading.Lock()  # in a forked child: a thread of the parent may have held it
+
+
+class CustomLayouts:
+    """add_custom_scalars' layouts of one writer, merged: the dashboard shows a run's last layout only,
+    so each one logged holds the earlier ones (a chart of the same category and title is replaced)."""
+
+    def __init__(self) -> None:
+        self._layout: layout_pb2.Layout | None = None
+        self._lock = threading.Lock()
+        process.track(self, CustomLayouts._fresh_lock)
+
+    def log(self, new: layout_pb2.Layout, write: Callable[[layout_pb2.Layout], None]) -> None:
+        """Merges `new` into the layouts so far and passes the result to `write`, one call at a time
+        (so the layout written last holds every one merged before it)."""
+        from tensorboard.summary.custom_scalars import merge_layouts
+
+        with self._lock:
+            self._layout = merge_layouts(self._layout, new)
+            write(self._layout)
+
+    def _fresh_lock(self) -> None:
+        self._lock = threading.Lock()  # in a forked child: a thread of the parent may have held it
 
 
 def _fresh_run_name(taken: dict) -> str:

@@ -1,21 +1,20 @@
-"""The low-level writer of seed 002: `FileWriter` takes Summary protos (or their bytes) and Events
-and queues them, serialized, for one event file of `logdir`."""
+"""The low-level API's writer (FileWriter + tensorboard.summary.*): `FileWriter` takes Summary protos
+(or their bytes) and Events and queues them, serialized, for one event file of `logdir`."""
 from __future__ import annotations
 
 import contextlib
 import os
 import threading
-import weakref
 from typing import Any, ContextManager, Iterator, Mapping
 
-from tensorboard.events import _wire
-from tensorboard.values._args import check_step, check_walltime
+from tensorboard import process
+from tensorboard.events import wire
 from tensorboard.events.event_file import EventFileWriter, WriterClosedError
-from tensorboard.src import event_pb2, graph_pb2, summary_pb2
-from tensorboard.src._pool import is_message
 from tensorboard.events.storage import storage_for
-
-_live_file_writers: "weakref.WeakSet[FileWriter]" = weakref.WeakSet()
+from tensorboard.src import event_pb2, graph_pb2, summary_pb2
+from tensorboard.src.pool import is_message
+from tensorboard.values import background
+from tensorboard.values.args import check_step, check_walltime
 
 
 class FileWriter:
@@ -49,7 +48,7 @@ class FileWriter:
         self._dropped_before = 0  # dropped by event files already closed
         self._defaults: dict[str, Any] = {}  # use_metadata()'s global_step / walltime
         self._writer: EventFileWriter | None = self._open()
-        _live_file_writers.add(self)
+        process.track(self, FileWriter._forget_after_fork)
 
     def _open(self) -> EventFileWriter:
         """A new event file, opened through upstream's module path so tools that patch it see this logdir."""
@@ -57,7 +56,7 @@ class FileWriter:
 
         options = dict(self._options)
         return open_core(self._logdir, options.pop("max_queue"), options.pop("flush_secs"),
-                         options.pop("filename_suffix"), dict(options, storage=self._storage))
+                         options.pop("filename_suffix"), dict(options, storage=self._storage, encoder=background))
 
     @property
     def storage(self):
@@ -101,7 +100,8 @@ class FileWriter:
             self._closed_under(writer).write(event_bytes)
 
     def add_deferred(self, item) -> None:
-        """Queues an event converted and encoded off this thread from a framework value (see `tensorboard.values.deferred`)."""
+        """Queues an event converted and encoded off this thread from a framework value (see
+        `tensorboard.values.deferred`)."""
         writer = self._writer
         if writer is None:
             writer = self._event_writer()
@@ -142,7 +142,7 @@ class FileWriter:
             global_step = self._defaults.get("global_step") if global_step is None else global_step
             walltime = self._defaults.get("walltime") if walltime is None else walltime
         step = check_step(global_step)
-        self.add_event_bytes(_wire.summary_event(summary_bytes, step, check_walltime(walltime)))
+        self.add_event_bytes(wire.summary_event(summary_bytes, step, check_walltime(walltime)))
 
     def add_graph(self, graph, input_to_model=None, walltime=None, **kwargs) -> None:
         """Logs a model graph: a GraphDef (or its bytes) or any model `tensorboard.graph` converts."""
@@ -215,15 +215,6 @@ class FileWriter:
 
     def __exit__(self, *exc_info) -> None:
         self.close()
-
-
-def _after_fork_in_child() -> None:
-    for writer in list(_live_file_writers):
-        writer._forget_after_fork()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 @contextlib.contextmanager

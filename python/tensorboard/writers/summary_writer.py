@@ -2,25 +2,26 @@
 one `add_*` per data type (MXBoard's order: tensorboard.mxboard.SummaryWriter, same methods underneath).
 
 This module holds the writer's plumbing (runs, sub-runs, defaults, lifecycle); the `add_*` methods
-live in `_scalar_methods`, `_media_methods` and `_structure_methods`, grouped by what they log.
+live in `_scalar_methods`, `_media_methods` and `_structure_methods`, grouped by what they log, and
+use of the writer what `_host` declares.
 """
 from __future__ import annotations
 
 import inspect
 import os
 import threading
-import weakref
 from typing import Any, Callable, ContextManager, Mapping, Sequence
 
-from tensorboard.values import _background, deferred as _deferred
-
-from tensorboard.events import _wire
-from tensorboard.values._args import check_step, check_walltime, pick
-from tensorboard.writers._media_methods import MediaMethods
-from tensorboard.writers._scalar_methods import ScalarMethods
-from tensorboard.writers._structure_methods import StructureMethods
-from tensorboard.writers.file_writer import FileWriter, defaults_block
+from tensorboard import process
+from tensorboard.events import wire
 from tensorboard.src import summary_pb2
+from tensorboard.values import background
+from tensorboard.values import deferred as _deferred
+from tensorboard.values.args import check_step, check_walltime, pick
+from tensorboard.writers._media_methods import MediaMethods
+from tensorboard.writers._scalar_methods import RunScalars, ScalarMethods
+from tensorboard.writers._structure_methods import CustomLayouts, HparamsSessions, StructureMethods
+from tensorboard.writers.file_writer import FileWriter, defaults_block
 
 
 def default_logdir(comment: str = "") -> str:
@@ -87,15 +88,12 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
         self._file_writer = FileWriter(logdir, **self._options)
         _deferred.prepare_loaded_frameworks()  # the first add_* of a JAX value then loads nothing
         self._sub_writers: dict[str, FileWriter] = {}
-        self._tag_fields: dict[str, bytes] = {}
-        self._scalar_log: dict[str, list] = {}  # export_scalars_to_json's record of sub-run scalars
         self._defaults: dict[str, Any] = {}  # use_metadata()'s global_step / walltime
-        self._lock = threading.Lock()
-        self._custom_layout = None  # add_custom_scalars' layouts so far, merged
-        self._layout_lock = threading.Lock()
-        self._hparams_runs: dict[str, dict] = {}  # add_hparams' run names -> the hparams logged there
-        self._closed_dropped = 0  # dropped_events of the writers add_hparams closed
-        _live_summary_writers.add(self)
+        self._lock = threading.Lock()  # creates sub-run writers
+        self._scalars = RunScalars()  # the main run's scalar tags; add_scalars' export record
+        self._sessions = HparamsSessions()  # add_hparams' sessions by run
+        self._layouts = CustomLayouts()  # add_custom_scalars' layouts so far, merged
+        process.track(self, SummaryWriter._fresh_lock_after_fork)
         if purge_step is not None:
             self._file_writer.add_session_log("START", global_step=purge_step)
 
@@ -118,9 +116,10 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
     @property
     def dropped_events(self) -> int:
         """Events on_error="warn" could not write and dropped, over the main run and its sub-runs."""
-        return self._closed_dropped + sum(w.dropped_events for w in [self._file_writer, *self._sub_writers.values()])
+        return self._sessions.dropped + sum(w.dropped_events for w in [self._file_writer, *self._sub_writers.values()])
 
     def _sub_writer(self, run: str) -> FileWriter:
+        """The FileWriter of sub-run `run` (a checked run name) below the main run, opened on first use."""
         writer = self._sub_writers.get(run)
         if writer is None:
             with self._lock:
@@ -151,10 +150,10 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
             from tensorboard.values.convert import to_numpy
 
             arrays = [copy if kind is None else to_numpy(copy, "value") for copy, kind in zip(copies, kinds)]
-            _background.yield_to_callers()  # the copy to host released the GIL: let a busy caller have it first
-            return _wire.summary_event(make_summary(*arrays).SerializeToString(), step, wall)
+            background.yield_to_callers()  # the copy to host released the GIL: let a busy caller have it first
+            return wire.summary_event(make_summary(*arrays).SerializeToString(), step, wall)
 
-        with _background.caller_busy():  # the encoder keeps off the GIL that the snapshot's copy releases
+        with background.caller_busy():  # the encoder keeps off the GIL that the snapshot's copy releases
             copies = [value if kind is None else _deferred.snapshot(value, kind) for value, kind in zip(values, kinds)]
         (writer or self._file_writer).add_deferred(_deferred.Deferred(encode, nbytes, tag))
 
@@ -169,6 +168,7 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
     def add_summary(self, summary, global_step=None, walltime=None) -> None:
         """Logs a ready Summary proto (as FileWriter.add_summary)."""
         self._add(summary, global_step, walltime)
+        self._scalars.note_summary(summary)
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -188,6 +188,10 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
         if errors:
             raise errors[0]
 
+    def _fresh_lock_after_fork(self) -> None:
+        """In a forked child: a lock another thread of the parent held at the fork stays held forever."""
+        self._lock = threading.Lock()
+
     def __enter__(self) -> "SummaryWriter":
         return self
 
@@ -200,15 +204,3 @@ SummaryWriter.__signature__ = inspect.signature(SummaryWriter.__init__).replace(
     parameters=list(inspect.signature(SummaryWriter.__init__).parameters.values())[1:])
 
 
-_live_summary_writers: "weakref.WeakSet[SummaryWriter]" = weakref.WeakSet()
-
-
-def _fresh_locks_after_fork() -> None:
-    """In a forked child: a lock another thread of the parent held at the fork stays held forever."""
-    for writer in list(_live_summary_writers):
-        writer._lock = threading.Lock()
-        writer._layout_lock = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_fresh_locks_after_fork)

@@ -14,7 +14,7 @@ from test_event_file_writer import UPSTREAM
 from upstream import upstream_python
 from waiting import eventually
 
-from tensorboard import _upstream
+from tensorboard import upstream_path
 from tensorboard.summary.writer import event_file_writer as ours
 
 IMPLS = {"upstream": UPSTREAM, "ours": ours}
@@ -37,7 +37,7 @@ def _upstream_names(module: str) -> list[str]:
 def test_every_module_we_replace_is_ours_and_in_upstreams_package():
     """REPLACED is complete: every module of our package at a path upstream's package has too."""
     ours_root = os.path.dirname(importlib.import_module("tensorboard").__file__)
-    upstream_root = _upstream.upstream_dir()
+    upstream_root = upstream_path.upstream_dir()
     shared = sorted(os.path.relpath(os.path.join(d, f), ours_root) for d, _, files in os.walk(ours_root)
                     for f in files if f.endswith(".py") and os.path.isfile(
                         os.path.join(upstream_root, os.path.relpath(os.path.join(d, f), ours_root))))

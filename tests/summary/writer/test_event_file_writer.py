@@ -19,7 +19,7 @@ import pytest
 from upstream import upstream_read
 from waiting import eventually, module_from_file
 
-from tensorboard import _upstream
+from tensorboard import upstream_path
 from tensorboard.compat.proto import event_pb2 as upstream_event_pb2
 from tensorboard.compat.proto import summary_pb2 as upstream_summary_pb2
 from tensorboard.events import event_file as core
@@ -28,7 +28,7 @@ from tensorboard.src import summary_pb2 as our_summary_pb2
 from tensorboard.summary.writer import event_file_writer as ours
 
 REPO = Path(__file__).resolve().parents[3]
-UPSTREAM_FILE = os.path.join(_upstream.upstream_dir(), "summary", "writer", "event_file_writer.py")
+UPSTREAM_FILE = os.path.join(upstream_path.upstream_dir(), "summary", "writer", "event_file_writer.py")
 
 
 def _load_upstream():

@@ -93,13 +93,13 @@ def test_upstreams_own_summary_output_writes_through_our_core(tmp_path):
 _WHEEL_LAYOUT = """
 import tempfile
 from torch.utils.tensorboard import SummaryWriter
-from tensorboard import _upstream
+from tensorboard import upstream_path
 from tensorboard.summary.writer import event_file_writer
 w = SummaryWriter(tempfile.mkdtemp())
 w.add_scalar("x", 1.0, 1)
 module = type(w.file_writer.event_writer).__module__
 w.close()
-print(event_file_writer.__file__, module, _upstream.upstream_dir())
+print(event_file_writer.__file__, module, upstream_path.upstream_dir())
 """
 
 

@@ -3,6 +3,6 @@
 `event_file_writer` here replaces upstream's module of that name (torch.utils.tensorboard and
 upstream's own summary code use it); `record_writer` and the rest resolve to upstream's files.
 """
-from tensorboard import upstream
+from tensorboard import upstream_path
 
-__path__ = upstream.extend_path(__path__, "summary", "writer")  # noqa: F821
+__path__ = upstream_path.extend_path(__path__, "summary", "writer")  # noqa: F821

@@ -15,7 +15,6 @@ _pack_double = struct.Struct("<d").pack
 _pack_float = struct.Struct("<f").pack
 _SMALL_VARINTS = [bytes([n]) for n in range(128)]
 _UINT64 = (1 << 64) - 1
-_FLOAT32_MAX = 3.4028234663852886e38
 
 
 def varint(value: int) -> bytes:
@@ -37,14 +36,6 @@ def step_varint(step: int) -> bytes:
         raise ValueError(f"global_step {step} is outside int64 [{-(1 << 63)}, {(1 << 63) - 1}], "
                          "the range event files store")
     return varint(step)
-
-
-def float32_bytes(value: float) -> bytes:
-    """`value` rounded to float32 as protobuf does: out-of-range values become ±inf."""
-    try:
-        return _pack_float(value)
-    except OverflowError:
-        return _pack_float(math.copysign(math.inf, value))
 
 
 def tag_field(tag: str) -> bytes:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import time
 import warnings
 
@@ -18,6 +19,23 @@ def check_tag(tag, name: str = "tag") -> str:
     except UnicodeEncodeError as err:
         raise ValueError(f"{name}: not valid Unicode text ({err.reason} at index {err.start}): {tag!r:.80}") from None
     return tag
+
+
+def check_run_name(run, name: str) -> str:
+    """A sub-run name: a tag (`check_tag`) that names a directory inside the logdir, "/"-separated.
+
+    Refuses absolute names and ".." parts (they leave the logdir), empty and "." parts ("./x", "x/"
+    and "x" are one directory, so two names would share a run) and NUL, which no directory name holds.
+    """
+    text = check_tag(run, name)
+    parts = text.replace(os.sep, "/").split("/")
+    if text.startswith(("/", os.sep)) or ".." in parts or (os.altsep and os.altsep in text):
+        raise ValueError(f"{name} {text!r} would name a run outside the logdir")
+    if "" in parts or "." in parts:
+        raise ValueError(f"{name} {text!r} has an empty or '.' path part, so its run would be another's")
+    if "\0" in text:
+        raise ValueError(f"{name} {text!r} holds a NUL character, which no directory name can")
+    return text
 
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1

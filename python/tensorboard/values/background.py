@@ -4,7 +4,8 @@ A training loop keeps every core busy (XLA's, MXNet's or torch's thread pools): 
 at normal priority takes cores from the step and slows it. On Linux this thread runs under
 SCHED_IDLE, so it uses only the time the framework leaves idle. Nothing waits on it: when a
 caller needs an event written (flush, close, the memory bound, an event older than flush_secs),
-the writer's own thread encodes it at normal priority (see EventFileWriter._deferred_bytes).
+the writer's own thread encodes it at normal priority (tensorboard.events._deferred_writes).
+Event file writers get this module as their `Encoder` (tensorboard.events.deferred_event) from FileWriter.
 The thread ends after IDLE_EXIT_SECS without work (or at `stop()`) and starts again on the next submit.
 
 It also keeps off the GIL while a caller takes its snapshots (`caller_busy()`): the caller releases
@@ -19,6 +20,7 @@ import time
 from collections import deque
 from typing import Optional
 
+from tensorboard import process
 from tensorboard.values.deferred import Deferred
 
 IDLE_EXIT_SECS = 1.0  # an encoder without work this long ends; the next submit starts another
@@ -109,6 +111,26 @@ def shutdown(timeout: float) -> bool:
     return stop(max(0.0, timeout))
 
 
+# How long exit waits for the encoder to finish the item it is on. Every item is also in its
+# writer's queue, so nothing is lost past it; it only keeps the thread out of C++ frames.
+ENCODER_EXIT_WAIT = 5.0
+
+
+def _shutdown_at_exit(deadline: float) -> None:
+    """Exit, after the writers' flush (process.STOP): the encoder ends within ENCODER_EXIT_WAIT, or by
+    the exit deadline if sooner."""
+    shutdown(min(ENCODER_EXIT_WAIT, deadline - time.monotonic()))
+
+
+process.at_exit(_shutdown_at_exit, process.STOP)
+
+
+def running() -> bool:
+    """Whether this process's encoder thread is alive (an event file writer hands it items only then)."""
+    thread = encoder_thread()
+    return thread is not None and thread.is_alive()
+
+
 def encoder_thread() -> Optional[threading.Thread]:
     """The running encoder thread of this process, if any (for tests and diagnostics)."""
     encoder = _encoder
@@ -152,8 +174,7 @@ def _forget_in_child() -> None:
     _busy_callers.clear()  # entries of the parent's other threads, which do not exist here
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_in_child)
+process.after_fork_in_child(_forget_in_child)
 
 
 def _lower_own_priority() -> bool:

@@ -179,5 +179,5 @@ def test_a_second_trial_on_one_writer_goes_to_a_sub_run_with_a_warning(tmp_path)
             writer.add_hparams({"lr": 0.2}, {"loss": 0.25})
     rows = {row["run"]: row for row in hparams_frame(read_runs(tmp_path)).to_dict("records")}
     assert len(rows) == 2 and rows["."]["lr"] == 0.1 and rows["."]["loss"] == 1.0  # the own curve's last point
-    (sub,) = [name for name in rows if name]
+    (sub,) = [name for name in rows if name != "."]
     assert rows[sub]["lr"] == 0.2 and rows[sub]["loss"] == 0.25

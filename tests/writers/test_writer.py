@@ -284,7 +284,6 @@ def test_a_failed_hparams_call_leaves_its_run_name_free(tmp_path):
     ("a/../b", ValueError, "run_name 'a/../b' would name a run outside the logdir"),
     ("a//b", ValueError, "run_name 'a//b' has an empty or '.' path part"),
     ("./a", ValueError, r"run_name '\./a' has an empty or '\.' path part"),
-    (".", ValueError, r"run_name '\.' has an empty or '\.' path part"),
     ("", ValueError, "run_name: must not be empty"),
     (3, TypeError, "run_name: expected str, got int"),
 ])
@@ -294,6 +293,17 @@ def test_run_name_follows_the_sub_run_rule_of_add_scalars(tmp_path, run_name, er
             writer.add_hparams({"lr": 0.1}, {"m": 1.0}, run_name=run_name)
         with pytest.raises(error, match="^" + message.replace("run_name", "main_tag", 1)):
             writer.add_scalars(run_name, {"k": 1.0})
+
+
+def test_run_name_dot_is_the_writers_own_run(tmp_path):
+    """torch users pass run_name="." to keep the session in the writer's run: it is that run's session."""
+    with tensorboard.SummaryWriter(str(tmp_path)) as writer:
+        writer.add_scalar("m", 0.5, 3)
+        writer.add_hparams({"lr": 0.1}, {"m": 1.0}, run_name=".")
+        with pytest.warns(UserWarning, match="goes to a time-stamped sub-run"):  # as with run_name=None
+            writer.add_hparams({"lr": 0.2}, {"m": 1.0}, run_name=".")
+    runs = upstream_read(tmp_path)["runs"]
+    assert len(runs) == 2 and [v for _, _, v in runs["."]["scalars"]["m"]] == [0.5]  # linked to the curve
 
 
 def test_a_metric_links_to_a_curve_however_this_writer_logged_it(tmp_path):

@@ -94,6 +94,8 @@ class StructureMethods:
             raise TypeError(f"metric_dict must be a dict, got {type(metric_dict).__name__}")
         metrics = {check_tag(k, "metric_dict key"): to_float(v, f"metric_dict[{k!r}]") for k, v in metric_dict.items()}
         experiment, start, end = summary.hparams(hparam_dict, metrics, hparam_domain_discrete=hparam_domain_discrete)
+        if run_name == HparamsSessions.OWN_RUN:  # torch users' idiom for "this writer's own run"
+            run_name = None
         if run_name is not None:
             check_run_name(run_name, "run_name")
         logged = _session_hparams(start)
@@ -182,7 +184,7 @@ class HparamsSessions:
     so another session's hparams there would be paired with the wrong metrics), and the events dropped
     by the writers of the sessions in sub-runs, each closed at the end of its call."""
 
-    OWN_RUN = "."  # the writer's own run; a run_name is never "." (check_run_name)
+    OWN_RUN = "."  # the writer's own run: run_name None, or "." (torch users' way to name it)
 
     def __init__(self) -> None:
         self._runs: dict[str, dict[str, bytes]] = {}

@@ -9,6 +9,7 @@ import pytest
 from chromium import chromium
 from report_logdir import RUNS
 
+from tensorboard.reader import smooth
 from tensorboard.report import export_report
 
 REPO = Path(__file__).resolve().parents[2]
@@ -20,18 +21,9 @@ SCALAR_TAGS = ("eval/accuracy", "final/loss", "train/loss")
 
 
 def tensorboard_smoothing(values, weight):
-    """TensorBoard's scalar smoothing (its line chart's resmoothing), written out as the reference."""
-    if all(v == values[0] for v in values):
-        return list(values)
-    last, count, out = 0.0, 0, []
-    for value in values:
-        if value is None or value != value or value in (float("inf"), float("-inf")):
-            out.append(value)
-            continue
-        last = last * weight + (1 - weight) * value
-        count += 1
-        out.append(last / (1 - weight ** count) if weight != 1 else last)
-    return out
+    """The page's smoothing must be the library's, `tensorboard.reader.smooth` (gaps: None in, None out)."""
+    smoothed = smooth([float("nan") if v is None else v for v in values], weight).tolist()
+    return [None if v is None else s for v, s in zip(values, smoothed)]
 
 
 @pytest.fixture(scope="module")

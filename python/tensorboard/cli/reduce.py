@@ -8,11 +8,18 @@ import os
 import sys
 import time
 
+import numpy as np
+
+from tensorboard.events.bulk import scalar_records
+from tensorboard.events.file_names import event_file_name, header_record
+from tensorboard.events.record import frame as frame_record
+from tensorboard.events.wire import summary_event
 from tensorboard.logdir import Selection, is_event_file
 from tensorboard.logdir.arguments import add_run_filter_arguments, add_writing_arguments
 from tensorboard.logdir.output import write_directory_atomically
 from tensorboard.logdir.selection import CLI_FLAGS
 from tensorboard.stats.reduction import DUPLICATE_STEPS, REDUCE_OPS, check_ops
+from tensorboard.summary.custom_scalars import custom_scalars
 
 BANDS = {"std": ("mean ± std", ("mean", "std")), "minmax": ("mean, min to max", ("mean", "min", "max"))}
 BAND_RUN = "band"
@@ -58,33 +65,39 @@ def check_out_runs(out: str, force: bool) -> None:
 
 
 def write_reduced(frame, out: str, ops: tuple[str, ...], band: str = "std") -> int:
-    """Writes `frame` (`tensorboard.reader.reduce`'s layout) below `out` through our SummaryWriter: a run
-    per op and a band run per group, the Custom Scalars layout in the first band run. Returns how many runs."""
-    from tensorboard import SummaryWriter
-
-    groups = frame.groupby("group", sort=False) if "group" in frame.columns else [(None, frame)]
+    """Writes `frame` (`tensorboard.reader.reduce`'s layout) below `out`: a run per op and a band run
+    per group (tag, tag/lower, tag/upper), the Custom Scalars layout in the first band run. Each run
+    is one event file whose scalar events are encoded together (`events.bulk`). Returns how many runs."""
+    groups = frame.groupby("group", sort=True) if "group" in frame.columns else [(None, frame)]
+    wall = time.time()
     written = 0
     for index, (group, rows) in enumerate(groups):
         base = out if group is None else os.path.join(out, *str(group).split("/"))
-        for op in ops:
-            with SummaryWriter(os.path.join(base, op)) as writer:
-                for tag, part in rows.groupby("tag", sort=False):
-                    _add(writer, tag, part["step"], part[op])
         lower, upper = _band(rows, band)
-        with SummaryWriter(os.path.join(base, BAND_RUN)) as writer:
-            for tag, part in rows.groupby("tag", sort=False):
-                _add(writer, tag, part["step"], part["mean"])
-                _add(writer, f"{tag}/lower", part["step"], lower.loc[part.index])
-                _add(writer, f"{tag}/upper", part["step"], upper.loc[part.index])
-            if index == 0:
-                writer.add_custom_scalars({BANDS[band][0]: layout_for(frame)})
+        by_tag = list(rows.groupby("tag", sort=False))
+        for op in ops:
+            _write_run(os.path.join(base, op), [(tag, part["step"], part[op]) for tag, part in by_tag], wall)
+        series = []
+        for tag, part in by_tag:
+            series += [(tag, part["step"], part["mean"]), (f"{tag}/lower", part["step"], lower.loc[part.index]),
+                       (f"{tag}/upper", part["step"], upper.loc[part.index])]
+        layout = custom_scalars({BANDS[band][0]: layout_for(frame)}) if index == 0 else None
+        _write_run(os.path.join(base, BAND_RUN), series, wall, layout)
         written += len(ops) + 1
     return written
 
 
-def _add(writer, tag: str, steps, values) -> None:
-    for step, value in zip(steps.tolist(), values.tolist()):
-        writer.add_scalar(tag, value, step)
+def _write_run(directory: str, series: list, wall: float, summary=None) -> None:
+    """One event file in `directory`: the header, `summary` (if any), then each (tag, steps, values)."""
+    os.makedirs(directory, exist_ok=True)
+    parts = [header_record("tensorboard reduce")]
+    if summary is not None:
+        parts.append(frame_record(summary_event(summary.SerializeToString(), 0, wall)))
+    for tag, steps, values in series:
+        steps = steps.to_numpy(np.int64)
+        parts.append(scalar_records(tag, steps, values.to_numpy(np.float64), np.full(len(steps), wall)))
+    with open(os.path.join(directory, event_file_name()), "wb") as f:
+        f.write(b"".join(parts))
 
 
 def layout_for(frame) -> dict:
@@ -125,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         frame = reduce_groups(runs, needed, args.group_by, lax_steps=args.lax_steps, lax_tags=args.lax_tags,
                               min_runs_per_step=args.min_runs_per_step, duplicate_steps=args.handle_dup_steps)
         count = write_directory_atomically(args.out, lambda tmp: write_reduced(frame, tmp, ops, args.band))
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, OverflowError) as err:
         print(f"tensorboard reduce: {err}", file=sys.stderr)
         return 1
     if not args.quiet:

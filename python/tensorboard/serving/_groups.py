@@ -23,23 +23,44 @@ def group_run_name(group: str) -> str:
 
 
 class GroupRuns:
-    """Builds the group runs of a set of runs; one per group of two or more runs."""
+    """Builds the group runs of a set of runs; one per group of two or more runs. A group whose members
+    are unchanged since the last build keeps its run (an idle reload rebuilds nothing)."""
 
     def __init__(self, pattern):
         self.pattern = pattern
+        self._built: dict[str, tuple[tuple, RunState]] = {}  # group run -> (its members' state, the run)
 
     def build(self, runs: dict[str, RunState]) -> dict[str, RunState]:
-        groups = [(group, members) for group, members in group_runs(list(runs), self.pattern, "--group_runs").items()
-                  if len(members) > 1]
-        built: dict[str, RunState] = {}
-        tags_seen: dict[str, None] = {}
+        groups = sorted((group, members) for group, members in
+                        group_runs(list(runs), self.pattern, "--group_runs").items() if len(members) > 1)
+        built: dict[str, tuple[tuple, RunState]] = {}
         for group, members in groups:
-            state = _group_state(group_run_name(group), [runs[name] for name in members])
-            tags_seen.update(dict.fromkeys(tag for tag in state.series if not tag.endswith(("/lower", "/upper"))))
-            built[state.name] = state
-        if built:
-            _add_layout(next(iter(built.values())), list(tags_seen))
-        return built
+            name = group_run_name(group)
+            states = [runs[member] for member in members]
+            mark = tuple(_version(state) for state in states)
+            previous = self._built.get(name)
+            built[name] = previous if previous is not None and previous[0] == mark else \
+                (mark, _group_state(name, states))
+        states = [state for _, state in built.values()]
+        for state in states:  # the layout goes into the first group run only, once
+            with state.lock:
+                state.metadata.pop(CONFIG_SUMMARY_TAG, None)
+                state.series.pop(CONFIG_SUMMARY_TAG, None)
+                state.plugins.pop(PLUGIN_NAME, None)
+        if states:
+            tags = dict.fromkeys(tag for state in states for tag in state.series
+                                 if not tag.endswith(("/lower", "/upper")))
+            with states[0].lock:
+                _add_layout(states[0], list(tags))
+        self._built = built
+        return {name: state for name, (_, state) in built.items()}
+
+
+def _version(state: RunState) -> tuple:
+    """What changes when a member's scalars do: the state itself (a run read again is a new one) and
+    how many points each series was offered."""
+    with state.lock:
+        return id(state), tuple((tag, series.seen, series.n) for tag, series in state.series.items())
 
 
 def _group_state(name: str, members: list[RunState]) -> RunState:

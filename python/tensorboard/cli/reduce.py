@@ -26,7 +26,9 @@ BAND_RUN = "band"
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tensorboard reduce", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="tensorboard reduce",
+                                description="Seeds reduced step by step into one run per op, and a band run with "
+                                            "a Custom Scalars layout that draws each tag's mean with a band.")
     p.add_argument("run_dirs", nargs="*", metavar="RUN_DIR", help="run directories, each one seed")
     p.add_argument("--logdir", default=None, help="a logdir whose runs are the seeds (instead of RUN_DIRs)")
     p.add_argument("--out", required=True, help="the directory to write the reduced runs to")

@@ -6,6 +6,9 @@ DataFrames; object stores are read many files at once.
 Every record's CRCs are checked; a truncated tail is skipped with a TruncatedTailWarning;
 corruption raises CorruptEventFileError naming the file and byte offset.
 """
+import os
+from typing import TYPE_CHECKING, Sequence
+
 from tensorboard.events.record import CorruptEventFileError, DamagedFileWarning, TruncatedTailWarning
 from tensorboard.reader._events import (
     EventFileReader,
@@ -20,11 +23,15 @@ from tensorboard.reader._events import (
 from tensorboard.reader._summary_reader import SummaryReader
 from tensorboard.stats.smoothing import smooth
 
+if TYPE_CHECKING:
+    import pandas
 
-def reduce(source, ops="mean", *, group_by: str | None = None, runs: str | None = None, exclude: str | None = None,
+
+def reduce(source: str | os.PathLike | Sequence[str | os.PathLike], ops: str | Sequence[str] = "mean", *,
+           group_by: str | None = None, runs: str | None = None, exclude: str | None = None,
            tags: str | None = None, lax_steps: bool = False, lax_tags: bool = False,
            min_runs_per_step: int | None = None, duplicate_steps: str | None = None,
-           storage_options: dict | None = None):
+           storage_options: dict | None = None) -> "pandas.DataFrame":
     """Runs reduced across seeds, step by step, as a tidy DataFrame: `tag`, `step`, one column per op
     and `n_runs`, the number of runs with a value at that step (and a leading `group` column with
     `group_by`). Every point of every run is read; nothing is sampled.
@@ -36,7 +43,9 @@ def reduce(source, ops="mean", *, group_by: str | None = None, runs: str | None 
             as pandas computes them across the runs at each step (std with ddof=1).
         group_by: a regex; runs whose names are equal once its matches are removed form one group
             (`"_seed\\d+"` groups `lr0.1_seed0` ... `lr0.1_seed4` as `lr0.1`).
-        runs, exclude, tags: regexes, as `tensorboard export` takes them.
+        runs: a regex; only runs whose name it matches are read (as `tensorboard export --runs`).
+        exclude: a regex; runs whose name it matches are left out.
+        tags: a regex; only scalar tags it matches are reduced.
         lax_steps: reduce runs whose steps differ, at the steps all of them have.
         lax_tags: reduce runs whose tags differ, each tag over the runs that have it.
         min_runs_per_step: keep every step at least this many runs have (implies lax_steps).

@@ -51,7 +51,8 @@ def run_series(run: RunData, duplicate_steps: str | None = None) -> dict[str, tu
 def _one_per_step(run: str, tag: str, steps, values, repeated, how: str | None):
     if how is None:
         raise ValueError(f"run {run!r}, tag {tag!r}: step {int(steps[repeated[0]])} is logged more than once; "
-                         f"choose which value counts with duplicate_steps ({', '.join(DUPLICATE_STEPS)})")
+                         f"choose which value counts with duplicate_steps (--handle-dup-steps): "
+                         f"{', '.join(DUPLICATE_STEPS)}")
     if how not in DUPLICATE_STEPS:
         raise ValueError(f"duplicate_steps {how!r}: choose from {', '.join(DUPLICATE_STEPS)}")
     unique, first, counts = np.unique(steps, return_index=True, return_counts=True)

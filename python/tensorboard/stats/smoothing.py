@@ -5,13 +5,14 @@ one matrix product, and the carries between blocks are the same recurrence one l
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 import numpy as np
 
 _BLOCK = 64  # points per block: a 64 x 64 matrix product per block, log_64(n) levels of carries
 
 
-def smooth(values, weight: float) -> np.ndarray:
+def smooth(values: "Sequence[float] | np.ndarray", weight: float) -> np.ndarray:
     """The series TensorBoard draws for `values` at smoothing `weight` (clamped to [0, 1]).
 
     Args:

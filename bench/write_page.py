@@ -108,6 +108,66 @@ def reading_section(read_results: dict | None, extra: dict | None) -> str:
             f"{reps} runs; × = peer's time / ours.\n\n" + table(head, rows))
 
 
+def _steps_kept(per_tag: dict | None) -> str:
+    counts = sorted(set((per_tag or {}).values()))
+    if not counts:
+        return "–"
+    return f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,} to {counts[-1]:,}"
+
+
+def reduce_section(extra: dict | None) -> str:
+    title = "## Seeds and sweeps (`bench/reduce.py`)\n\n"
+    seeds, sweep = (extra or {}).get("seeds_vs_reducer"), (extra or {}).get("sweep_grouped")
+    if not has_result(extra) or not (seeds or sweep):
+        return title + not_run(extra)
+    goal = (extra.get("targets") or {}).get("speedup_vs_reducer", 20.0)
+    parts = [title.rstrip()]
+    if seeds and "speedup" in seeds:
+        version = seeds.get("reducer_version") or "?"
+        rows = [["`tensorboard reduce`", fmt(seeds["ours"]["median_s"], unit=" s"),
+                 _steps_kept(seeds.get("steps_per_tag_ours"))],
+                [f"tensorboard-reducer {version} (`tb-reducer`)", fmt(seeds["reducer"]["median_s"], unit=" s"),
+                 _steps_kept(seeds.get("steps_per_tag_reducer"))]]
+        differing = seeds.get("differing_values")
+        agree = ("–" if differing is None else
+                 f"{differing:,} of the {seeds['common_values']:,} values differ" if differing == 0 else
+                 f"**{differing:,} of the {seeds['common_values']:,} values differ**")
+        parts.append(
+            f"{seeds['seeds']} seeds × {seeds['tags']} float32 scalar tags × {seeds['steps']:,} steps (our writer), "
+            f"reduced end to end with `-r {seeds['ops']}`; each tool in fresh processes, "
+            f"median of {seeds.get('reps', 3)}, alternating. tensorboard-reducer reads through upstream's "
+            "`EventAccumulator`, which keeps a 10,000-point sample of a longer tag.\n\n" +
+            table(["", "seconds", "steps kept per tag"], rows) +
+            f"\n\nOurs {ratio(seeds['speedup'])} faster (goal ≥ {goal:g}×, met: {yes_no(extra.get('target_met'))}). "
+            f"The two `mean` runs at the steps both kept: {agree}.")
+    elif seeds is not None:
+        parts.append("Against tensorboard-reducer: not measured (see the error below).")
+    if sweep and "reduce" in sweep:
+        rows = [[f"`tensorboard reduce --logdir D --group_by '{sweep['group_by']}' -r {sweep['ops']}` "
+                 f"(median of {sweep.get('reps', 3)})", fmt(sweep["reduce"]["median_s"], unit=" s"), "–"]]
+        for key, flags in (("serve_plain", "`--data_provider=standalone`"),
+                           ("serve_grouped", f"`--data_provider=standalone --group_runs '{sweep['group_by']}'`")):
+            if key in sweep:
+                rows.append([f"first load, {flags}", fmt(sweep[key].get("load_s"), unit=" s"),
+                             fmt(sweep[key].get("peak_rss_mib"), digits=4, unit=" MiB")])
+        line = ""
+        if "load_ratio" in sweep:
+            line = (f"\n\nWith `--group_runs` the first load takes {fmt(sweep['load_ratio'])}× the time without "
+                    f"(loaded: every run listed and the last group run, \"{sweep.get('last_group_run')}\", served "
+                    f"with its {sweep['points_per_run']:,} points).")
+        parts.append(
+            f"{sweep['runs']:,} runs `cfg{{g}}_seed{{k}}` in {sweep['groups']} groups of {sweep['group_size']}, "
+            f"one tag × {sweep['points_per_run']:,} scalars each. The first load is timed as in "
+            "`bench/serving.py` (a fresh server, until every run is listed and the last run's scalars are "
+            "served; with the groups, the last group's run too).\n\n" +
+            table(["", "seconds", "peak RSS"], rows) + line)
+    elif sweep is not None:
+        parts.append("The grouped sweep: not measured (see the error below).")
+    if extra.get("error"):
+        parts.append(f"Error: `{extra['error']}`")
+    return "\n\n".join(parts)
+
+
 def async_section(extra: dict | None) -> str:
     title = "## Logging does not wait for the step (`bench/async_log.py`)\n\n"
     if not extra or "latency" not in extra:
@@ -203,7 +263,7 @@ def errors_text(extra: dict) -> str:
 
 
 KNOWN_EXTRAS = ("histogram_dists.py", "read.py", "async_log.py", "jax_step_overhead.py", "startup.py", "soak.py",
-                "first_call.py", "report_export.py", "serving.py", "sweeps.py")
+                "first_call.py", "report_export.py", "serving.py", "sweeps.py", "reduce.py")
 
 
 def other_extras_section(extras: dict) -> str:
@@ -234,6 +294,7 @@ def render(results: dict, read_results: dict | None) -> str:
              machine_section(results), writing_section(results), histogram_section(extras.get("histogram_dists.py")),
              reading_section(read_results, extras.get("read.py")), report_section(extras.get("report_export.py")),
              serving_section(extras.get("serving.py")), sweeps_section(extras.get("sweeps.py")),
+             reduce_section(extras.get("reduce.py")),
              async_section(extras.get("async_log.py")),
              first_call_section(extras.get("first_call.py")), step_overhead_section(extras.get("jax_step_overhead.py")),
              startup_soak_section(extras.get("startup.py"), extras.get("soak.py")), other_extras_section(extras),

@@ -54,6 +54,12 @@ if ! .venv-upstream/bin/python -c "import tbparse, pandas" 2>/dev/null; then
   log "installing $TBPARSE_DEPS into .venv-upstream"
   .venv-upstream/bin/pip install -q $TBPARSE_DEPS
 fi
+# tensorboard-reducer, the reference for `tensorboard reduce` (it depends on upstream's `tensorboard`)
+REDUCER_DEPS="tensorboard-reducer==0.4.0"
+if ! .venv-upstream/bin/python -c "import tensorboard_reducer" 2>/dev/null; then
+  log "installing $REDUCER_DEPS into .venv-upstream"
+  .venv-upstream/bin/pip install -q $REDUCER_DEPS
+fi
 
 # -- protobuf floor --------------------------------------------------------------------------------
 FLOOR_DEPS="protobuf==6.31.1 numpy pillow crc32c"

@@ -35,8 +35,49 @@ def test_page_shows_the_rows_and_machine_of_a_small_real_run(tmp_path):
     machine = results["machine"]
     assert f"| CPU | {machine['cpu']} |" in page and f"| NumPy | {machine['numpy']} |" in page
     assert machine["git_commit"] and f"`{machine['git_commit']}`" in page
-    assert page.count("Not part of this run (`bench/run.py --no-extras`).") == 10  # eight sections + start-up + soak
+    assert page.count("Not part of this run (`bench/run.py --no-extras`).") == 11  # nine sections + start-up + soak
+    assert "## Seeds and sweeps (`bench/reduce.py`)" in page
     assert "## Reproduce" in page and "make bench" in page
+
+
+def _reduce_extra(speedup: float, differing: int) -> dict:
+    """A small results entry of bench/reduce.py, as run.py records it."""
+    return {"wall_s": 60.0, "args": ["--reps", "3"], "targets": {"speedup_vs_reducer": 20.0},
+            "seeds_vs_reducer": {"seeds": 5, "tags": 4, "steps": 20000, "ops": "mean,std,min,max,median", "reps": 3,
+                                 "reducer_version": "0.4.0", "ours": {"median_s": 1.5},
+                                 "reducer": {"median_s": 1.5 * speedup}, "speedup": speedup,
+                                 "steps_per_tag_ours": {f"tag{i}": 20000 for i in range(4)},
+                                 "steps_per_tag_reducer": {f"tag{i}": 10000 for i in range(4)},
+                                 "common_values": 40000, "differing_values": differing, "tags_only_one_has": []},
+            "sweep_grouped": {"runs": 1000, "group_size": 10, "groups": 100, "points_per_run": 1000,
+                              "group_by": r"_seed\d+", "ops": "mean,std", "reps": 3, "reduce": {"median_s": 4.25},
+                              "serve_plain": {"load_s": 5.5, "peak_rss_mib": 250.0},
+                              "serve_grouped": {"load_s": 6.25, "peak_rss_mib": 270.0},
+                              "last_group_run": "cfg99 (mean)", "load_ratio": 1.14},
+            "target_met": speedup >= 20.0, "agree": differing == 0}
+
+
+def test_seeds_and_sweeps_section_shows_both_tools_and_a_missed_goal():
+    sys.path.insert(0, str(BENCH))
+    import write_page
+
+    met = write_page.reduce_section(_reduce_extra(25.0, 0))
+    assert "## Seeds and sweeps (`bench/reduce.py`)" in met
+    assert "| `tensorboard reduce` | 1.5 s | 20,000 |" in met
+    assert "| tensorboard-reducer 0.4.0 (`tb-reducer`) | 37.5 s | 10,000 |" in met
+    assert "Ours 25.0× faster (goal ≥ 20×, met: yes)" in met and "0 of the 40,000 values differ" in met
+    assert "4.25 s" in met and "| 5.5 s | 250 MiB |" in met and "| 6.25 s | 270 MiB |" in met
+    assert "1.14× the time without" in met and "cfg99 (mean)" in met
+
+    missed = write_page.reduce_section(_reduce_extra(8.0, 3))
+    assert "Ours 8.0× faster (goal ≥ 20×, met: **no**)" in missed
+    assert "**3 of the 40,000 values differ**" in missed
+
+    failed = {"error": "timed out after 1800 s", "args": ["--reps", "3"]}
+    assert "this run failed: `timed out after 1800 s`" in write_page.reduce_section(failed)
+    partial = dict(_reduce_extra(25.0, 0), error="sweep: the appended points were never served")
+    del partial["sweep_grouped"]
+    assert "Error: `sweep: the appended points were never served`" in write_page.reduce_section(partial)
 
 
 def test_without_results_it_says_what_to_run(tmp_path):

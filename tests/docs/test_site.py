@@ -12,7 +12,8 @@ from docs_site import DOCS_VENV, REPO, build_site, inventory, run_build
 from readme_examples import DOCS, README, doc_pages, example_env, installed_by_page, page_examples, page_name
 
 NAV_PAGES = ["index", "workflows/pytorch", "workflows/torch-utils-tensorboard", "workflows/lightning",
-             "workflows/transformers", "workflows/jax", "workflows/keras", "workflows/mxnet", "reading",
+             "workflows/transformers", "workflows/jax", "workflows/keras", "workflows/mxnet", "workflows/sharing",
+             "workflows/large-sweeps", "workflows/seeds", "reading",
              "guarantees", "refusals", "gpu", "moving-over", "packaging", "compatibility", "api/index",
              "api/tensorboard", "api/mxboard", "api/summary", "api/reader", "api/projector", "api/graph",
              "api/integrations",

@@ -166,3 +166,24 @@ def test_a_file_that_appears_during_the_export_is_not_replaced(logdir, tmp_path,
     with pytest.raises(FileExistsError, match="pass --force"):
         export.write_table(export.export_table(str(logdir)), str(out), force=False)
     assert out.read_text() == "written by someone else" and len(list(tmp_path.iterdir())) == 1
+
+
+def test_smoothing_adds_tensorboards_smoothed_column_per_run_and_tag(logdir, tmp_path):
+    out = tmp_path / "smoothed.csv"
+    result = run_export("--logdir", logdir, "--out", out, "--smoothing", "0.6", "--exclude", "^eval$")
+    assert result.returncode == 0, result.stderr
+    frame = pd.read_csv(out)
+    assert list(frame.columns) == ["run", "tag", "step", "wall_time", "value", "smoothed"]
+    assert set(frame["run"]) == {"train"}
+    for _, rows in frame.groupby(["run", "tag"]):
+        assert rows["smoothed"].tolist() == pytest.approx(tensorboard.reader.smooth(rows["value"], 0.6), rel=1e-12)
+    assert rows["smoothed"].tolist() != rows["value"].tolist() or rows["value"].nunique() == 1
+
+
+@pytest.mark.parametrize("args,message", [(["--smoothing", "1.5"], "expected a number from 0 to 1"),
+                                          (["--smoothing", "0.5", "--kind", "histograms"],
+                                           "--smoothing smooths scalars, not histograms")])
+def test_bad_smoothing_is_refused(logdir, tmp_path, args, message):
+    result = run_export("--logdir", logdir, "--out", tmp_path / "x.csv", *args)
+    assert result.returncode == 2 and message in result.stderr
+    assert not (tmp_path / "x.csv").exists()

@@ -20,8 +20,11 @@ def _read(logdir, kind, **filters):
     return SummaryReader(logdir, extra_columns=extra, **filters).get_events(kind)
 
 
-def _matching(frame, runs=None, tags=None, steps=None):
-    keep = frame["dir_name"].map(lambda r: bool(re.search(runs, r))) if runs else True
+def _matching(frame, runs=None, tags=None, steps=None, exclude=None):
+    names = frame["dir_name"].map(lambda r: r or ".")  # runs are matched by name: "." for the logdir itself
+    keep = names.map(lambda r: bool(re.search(runs, r))) if runs else True
+    if exclude:
+        keep = keep & ~names.map(lambda r: bool(re.search(exclude, r)))
     if tags:
         keep = keep & frame["tag"].map(lambda t: bool(re.search(tags, t)))
     if steps and "step" in frame:
@@ -34,7 +37,8 @@ def _matching(frame, runs=None, tags=None, steps=None):
 @pytest.mark.parametrize("filters", [{"runs": "^(a b|e/f)"}, {"tags": "^(loss|w|note|lr|batch|dp)$"},
                                      {"tags": "^nothing$"},
                                      {"steps": (5, 20)}, {"steps": (None, 3)}, {"steps": (10, None)},
-                                     {"runs": "=|%", "tags": "l", "steps": (0, 10)}])
+                                     {"runs": "=|%", "tags": "l", "steps": (0, 10)},
+                                     {"exclude": "^(a b|e/f)"}, {"runs": "^(a b|e/f)", "exclude": "f$"}])
 def test_filtered_read_is_the_matching_rows_of_the_full_read(logdir, kind, filters):
     full = _read(logdir, kind)
     expected = _matching(full, **filters).reset_index(drop=True)

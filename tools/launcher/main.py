@@ -17,8 +17,8 @@ package, which is also called `tensorboard` and is installed in site-packages:
 * upstream's "TensorFlow installation not found" line is dropped: running without
   TensorFlow is this product's design, not a degraded mode (other messages pass through);
 * TENSORBOARD_STANDALONE_VERBOSE=1 prints where the renderer was imported from;
-* `tensorboard export ...` runs our logger package's exporter (tensorboard.cli.export),
-  not the renderer;
+* `tensorboard export ...` and `tensorboard reduce ...` run our logger package's commands
+  (tensorboard.cli.export, tensorboard.cli.reduce), not the renderer;
 * `--data_provider={auto,standalone,native,multiplexer}` chooses the data path (our reader wherever
   upstream would fall back to its Python loader; see tensorboard.serving.paths and docs/serving.md),
   and one start-up line says which path serves.
@@ -289,9 +289,12 @@ def data_path_loaders(program):
     return [paths.DataPathFlag()]
 
 
-def run_export(workspace_root, args):
-    """`tensorboard export ARGS`: our logger package's exporter (the installed one; in a source
-    checkout, the tree next to this file). The renderer is never imported for it."""
+SUBCOMMANDS = ("export", "reduce")  # ours, each a module of tensorboard.cli
+
+
+def run_subcommand(workspace_root, name, args):
+    """`tensorboard export ARGS` or `tensorboard reduce ARGS`: our logger package's command (the
+    installed one; in a source checkout, the tree next to this file). The renderer is never imported."""
     ours = os.path.join(workspace_root, "python")
     if os.path.isfile(os.path.join(ours, "tensorboard", "__init__.py")):  # runfiles hold only _version.py
         sys.path.insert(0, ours)
@@ -301,17 +304,17 @@ def run_export(workspace_root, args):
                        if not (os.path.abspath(p or os.curdir) + os.sep).startswith(runfiles_root + os.sep)]
     for name in [m for m in sys.modules if m == "tensorboard" or m.startswith("tensorboard.")]:
         del sys.modules[name]
-    from tensorboard.cli import export  # pylint: disable=import-outside-toplevel
+    import importlib  # pylint: disable=import-outside-toplevel
 
-    return export.main(args)
+    return importlib.import_module("tensorboard.cli." + name).main(args)
 
 
 def main(argv=None):
-    """Entry point: run upstream TensorBoard with our defaults (or our exporter for `export`)."""
+    """Entry point: run upstream TensorBoard with our defaults (or our own `export` and `reduce`)."""
     argv = list(sys.argv if argv is None else argv)
     workspace_root, renderer_root = runfiles_paths(__file__)
-    if argv[1:2] == ["export"]:
-        return run_export(workspace_root, argv[2:])
+    if argv[1:2] and argv[1] in SUBCOMMANDS:
+        return run_subcommand(workspace_root, argv[1], argv[2:])
     args = argv[1:]
     if wants_version(args):  # our version alone, as upstream prints its own
         print(read_our_version(workspace_root))

@@ -8,15 +8,22 @@ from tensorboard.logdir.selection import compile_pattern, parse_steps
 
 
 def add_reading_arguments(parser: argparse.ArgumentParser, tags_help: str = "regex: only tags that match") -> None:
-    """--logdir, --runs, --tags, --steps and --skip-damaged."""
+    """--logdir, --runs, --exclude, --tags, --steps and --skip-damaged."""
     parser.add_argument("--logdir", required=True, help="directory, event file or fsspec URL (s3://...)")
-    parser.add_argument("--runs", default=None,
-                        help='regex: only runs whose name (directory relative to --logdir, "." for itself) matches')
+    add_run_filter_arguments(parser)
     parser.add_argument("--tags", default=None, help=tags_help)
     parser.add_argument("--steps", default=None, metavar="LO:HI",
                         help="only steps LO to HI, both included (LO: or :HI leaves one end open)")
     parser.add_argument("--skip-damaged", action="store_true",
                         help="keep what precedes damage in a corrupt file (warns) instead of failing")
+
+
+def add_run_filter_arguments(parser: argparse.ArgumentParser) -> None:
+    """--runs and --exclude: regexes searched in run names (see `logdir.selection.Selection`)."""
+    parser.add_argument("--runs", default=None, metavar="REGEX",
+                        help='regex: only runs whose name (directory relative to --logdir, "." for itself) matches')
+    parser.add_argument("--exclude", default=None, metavar="REGEX",
+                        help="regex: leave out runs whose name matches (after --runs)")
 
 
 def add_writing_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +33,19 @@ def add_writing_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def check_reading_arguments(args: argparse.Namespace) -> None:
-    """A ValueError naming the option for a --runs, --tags or --steps that can't be used."""
+    """A ValueError naming the option for a --runs, --exclude, --tags or --steps that can't be used."""
     parse_steps(args.steps)
     compile_pattern("--runs", args.runs)
+    compile_pattern("--exclude", args.exclude)
     compile_pattern("--tags", args.tags)
+
+
+def smoothing_weight(text: str) -> float:
+    """A smoothing weight from the command line: a number from 0 to 1, as the UI's slider (argparse type)."""
+    try:
+        weight = float(text)
+    except ValueError:
+        weight = float("nan")
+    if not 0.0 <= weight <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number from 0 to 1")
+    return weight

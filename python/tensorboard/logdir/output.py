@@ -1,11 +1,15 @@
-"""The output files of the front doors (`tensorboard export` tables, datasets and pages): an existing
-file is refused unless forced, and a file is written beside its place and renamed in when complete,
-so a reader never sees half of one and a failed write leaves nothing behind."""
+"""The output files of the front doors (`tensorboard export` tables, datasets and pages, `tensorboard
+reduce` runs): an existing file is refused unless forced, and a file or directory is written beside
+its place and renamed in when complete, so a reader never sees half of one and a failed write leaves
+nothing behind."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
 
 
 def check_out(out: str, force: bool) -> None:
@@ -46,6 +50,32 @@ def _move_into_place(tmp: str, out: str, force: bool) -> None:
         os.replace(tmp, out)
     else:
         os.unlink(tmp)
+
+
+def write_directory_atomically(out: str, fill: Callable[[str], T]) -> T:
+    """`fill(tmp)` writes a directory beside `out`, which then replaces `out` (an old `out` is moved
+    aside first, then removed); a failed fill leaves nothing behind. Returns what `fill` returned."""
+    parent = os.path.dirname(os.path.abspath(out))
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(dir=parent, prefix=".tmp-", suffix="-" + os.path.basename(os.path.abspath(out)))
+    try:
+        result = fill(tmp)
+        os.chmod(tmp, 0o755)
+        _replace_dir(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return result
+
+
+def _replace_dir(tmp: str, out: str) -> None:
+    if os.path.isdir(out):
+        old = tempfile.mkdtemp(dir=os.path.dirname(os.path.abspath(out)), prefix=".old-")
+        os.rename(out, os.path.join(old, "previous"))
+        os.rename(tmp, out)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(tmp, out)
 
 
 def plain_cell(value: Any) -> Any:

@@ -65,23 +65,32 @@ def parse_steps(text: str | None) -> tuple[int | None, int | None] | None:
     return check_steps(pair, "--steps")
 
 
+CLI_FLAGS = ("--runs", "--tags", "--steps", "--exclude")  # the names errors give, on a command line
+
+
 @dataclass(frozen=True)
 class Selection:
-    """Which runs, tags, steps and kinds to keep."""
+    """Which runs, tags, steps and kinds to keep. A run is kept when `runs` (a regex) is found in its
+    name and `exclude` is not; both are searched, as Python's `re.search` does, in run names as
+    `logdir.names` gives them ("." for the logdir itself)."""
 
     runs: re.Pattern | None = None
     tags: re.Pattern | None = None
     steps: tuple[int | None, int | None] | None = None
     kinds: frozenset = ALL_EVENT_TYPES
+    exclude: re.Pattern | None = None
 
     @classmethod
-    def of(cls, runs=None, tags=None, steps=None, kinds=None, flags=("runs", "tags", "steps")) -> "Selection":
+    def of(cls, runs=None, tags=None, steps=None, kinds=None, flags=("runs", "tags", "steps", "exclude"),
+           exclude=None) -> "Selection":
+        """A Selection from regex strings (or compiled regexes) and a (lo, hi) step range; errors name `flags`."""
         return cls(compile_pattern(flags[0], runs), compile_pattern(flags[1], tags), check_steps(steps, flags[2]),
-                   ALL_EVENT_TYPES if kinds is None else frozenset(kinds))
+                   ALL_EVENT_TYPES if kinds is None else frozenset(kinds), compile_pattern(flags[3], exclude))
 
     def wants_run(self, run: str) -> bool:
-        """Whether run `run` (named by `logdir.names`: "." for the top directory) is read at all."""
-        return self.runs is None or bool(self.runs.search(run))
+        """Whether run `run` is read at all."""
+        return (self.runs is None or bool(self.runs.search(run))) and \
+            (self.exclude is None or not self.exclude.search(run))
 
     @property
     def trims(self) -> bool:

@@ -1,10 +1,14 @@
 """Reading logs back: event-by-event (`read_events`, `read_logdir`), as dicts (`read_scalars`) or as
-pandas DataFrames in tbparse's layouts (`SummaryReader`), or a dask DataFrame (`to_dask`). pandas is
-imported only for DataFrames; object stores are read many files at once.
+pandas DataFrames in tbparse's layouts (`SummaryReader`), or a dask DataFrame (`to_dask`); seeds
+reduced step by step (`reduce`) and TensorBoard's smoothing (`smooth`). pandas is imported only for
+DataFrames; object stores are read many files at once.
 
 Every record's CRCs are checked; a truncated tail is skipped with a TruncatedTailWarning;
 corruption raises CorruptEventFileError naming the file and byte offset.
 """
+import os
+from typing import TYPE_CHECKING, Sequence
+
 from tensorboard.events.record import CorruptEventFileError, DamagedFileWarning, TruncatedTailWarning
 from tensorboard.reader._events import (
     EventFileReader,
@@ -17,19 +21,68 @@ from tensorboard.reader._events import (
     read_scalars,
 )
 from tensorboard.reader._summary_reader import SummaryReader
+from tensorboard.stats.smoothing import smooth
+
+if TYPE_CHECKING:
+    import pandas
+
+
+def reduce(source: str | os.PathLike | Sequence[str | os.PathLike], ops: str | Sequence[str] = "mean", *,
+           group_by: str | None = None, runs: str | None = None, exclude: str | None = None,
+           tags: str | None = None, lax_steps: bool = False, lax_tags: bool = False,
+           min_runs_per_step: int | None = None, duplicate_steps: str | None = None,
+           storage_options: dict | None = None) -> "pandas.DataFrame":
+    """Runs reduced across seeds, step by step, as a tidy DataFrame: `tag`, `step`, one column per op
+    and `n_runs`, the number of runs with a value at that step (and a leading `group` column with
+    `group_by`). Every point of every run is read; nothing is sampled.
+
+    Args:
+        source: a logdir (its runs are the seeds; `group_by` splits them into configurations), or a
+            list of run directories (each read as one run, named by the path as given).
+        ops: reductions, from "mean", "std", "min", "max", "median" ("mean,std" or a list), computed
+            as pandas computes them across the runs at each step (std with ddof=1).
+        group_by: a regex; runs whose names are equal once its matches are removed form one group
+            (`"_seed\\d+"` groups `lr0.1_seed0` ... `lr0.1_seed4` as `lr0.1`).
+        runs: a regex; only runs whose name it matches are read (as `tensorboard export --runs`).
+        exclude: a regex; runs whose name it matches are left out.
+        tags: a regex; only scalar tags it matches are reduced.
+        lax_steps: reduce runs whose steps differ, at the steps all of them have.
+        lax_tags: reduce runs whose tags differ, each tag over the runs that have it.
+        min_runs_per_step: keep every step at least this many runs have (implies lax_steps).
+        duplicate_steps: which value of a step logged twice in a run counts: "keep-first",
+            "keep-last" or "mean"; None refuses such a run.
+        storage_options: for fsspec URLs, as `SummaryReader` takes them.
+
+    Returns:
+        A pandas DataFrame, one row per (group,) tag and step.
+
+    Raises:
+        ValueError: no runs, an unknown op, runs whose tags or steps differ (naming the run and the
+            tag) without the lax option, a step logged twice without `duplicate_steps`.
+
+    Example:
+        >>> frame = tensorboard.reader.reduce("sweep", "mean,std", group_by=r"_seed\\d+")  # doctest: +SKIP
+    """
+    from tensorboard.logdir import Selection
+    from tensorboard.stats import read_sources, reduce_groups
+
+    selection = Selection.of(runs, tags, None, {"scalars"}, exclude=exclude)
+    data = read_sources(source, selection, storage_options)
+    return reduce_groups(data, ops, group_by, lax_steps=lax_steps, lax_tags=lax_tags,
+                         min_runs_per_step=min_runs_per_step, duplicate_steps=duplicate_steps)
 
 
 def to_dask(logdir, kind: str = "scalars", storage_options: dict | None = None, runs: str | None = None,
             tags: str | None = None, steps=None, partition_bytes: int | None = None,
-            partition_runs: int | None = None):
+            partition_runs: int | None = None, exclude: str | None = None):
     """A dask DataFrame of `kind` below `logdir`, one partition per group of runs, read by dask's
     workers (see tensorboard.reader._dask.to_dask; needs the [dask] extra)."""
     from tensorboard.reader import _dask
 
     return _dask.to_dask(logdir, kind, storage_options, runs, tags, steps,
                          _dask.DEFAULT_PARTITION_BYTES if partition_bytes is None else partition_bytes,
-                         _dask.DEFAULT_PARTITION_RUNS if partition_runs is None else partition_runs)
+                         _dask.DEFAULT_PARTITION_RUNS if partition_runs is None else partition_runs, exclude)
 
 __all__ = ["CorruptEventFileError", "DamagedFileWarning", "EventFileReader", "LoggedEvent", "SummaryReader",
            "TruncatedTailWarning", "discover", "is_event_file", "read_events", "read_logdir", "read_runs",
-           "read_scalars", "to_dask"]
+           "read_scalars", "reduce", "smooth", "to_dask"]

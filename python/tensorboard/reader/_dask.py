@@ -72,7 +72,8 @@ def _groups(runs: list, sizes: dict, partition_bytes: int, partition_runs: int) 
 
 def to_dask(logdir: str | os.PathLike, kind: str = "scalars", storage_options: dict | None = None,
             runs: str | None = None, tags: str | None = None, steps: tuple[int | None, int | None] | None = None,
-            partition_bytes: int = DEFAULT_PARTITION_BYTES, partition_runs: int = DEFAULT_PARTITION_RUNS):
+            partition_bytes: int = DEFAULT_PARTITION_BYTES, partition_runs: int = DEFAULT_PARTITION_RUNS,
+            exclude: str | None = None):
     """A dask DataFrame of `kind` below `logdir` (local path or fsspec URL): `tensorboard export`'s
     columns (run, tag, step, wall_time, values), one partition per group of runs (up to
     `partition_bytes` of event files and `partition_runs` runs each). `runs`/`tags` are regexes and `steps` (lo, hi) an
@@ -89,7 +90,7 @@ def to_dask(logdir: str | os.PathLike, kind: str = "scalars", storage_options: d
         raise ImportError("to_dask needs dask: pip install 'tensorboard[dask]' (or dask[dataframe])") from err
     from tensorboard.logdir import Selection, list_runs
 
-    selection = Selection.of(runs, tags, steps, {kind})
+    selection = Selection.of(runs, tags, steps, {kind}, exclude=exclude)
     logdir = os.fspath(logdir)
     listing = list_runs(logdir, storage_options)
     sizes = listing.sizes or {p: os.path.getsize(p) for _, paths in listing.runs for p in paths}  # local: for grouping

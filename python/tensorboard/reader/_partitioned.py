@@ -6,12 +6,10 @@ The dataset is built in a temporary directory beside DIR and renamed into place 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from typing import Callable, Iterable, Iterator
 from urllib.parse import quote
 
-from tensorboard.logdir.output import plain_cell
+from tensorboard.logdir.output import plain_cell, write_directory_atomically
 
 PARTITION_COLUMN = "run"
 PART_NAME = "part-0.parquet"
@@ -77,12 +75,10 @@ def write_partitioned(frames: Iterable, out: str, force: bool = False,
     import pyarrow.parquet as pq
 
     check_out_dir(out, force)
-    parent = os.path.dirname(os.path.abspath(out))
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(dir=parent, prefix=".tmp-", suffix="-" + os.path.basename(os.path.abspath(out)))
-    schema = None
-    runs = rows = 0
-    try:
+
+    def fill(tmp: str) -> tuple[int, int]:
+        schema = None
+        runs = rows = 0
         for frame in frames:
             if frame is None or frame.empty:
                 continue
@@ -106,20 +102,7 @@ def write_partitioned(frames: Iterable, out: str, force: bool = False,
                 if on_run is not None:
                     on_run(name, rows)
             del table
-        os.chmod(tmp, 0o755)
-        _replace_dir(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return runs, rows
+        return runs, rows
 
+    return write_directory_atomically(out, fill)
 
-def _replace_dir(tmp: str, out: str) -> None:
-    """Moves the finished dataset `tmp` to `out`; an old dataset there is moved aside first, then removed."""
-    if os.path.isdir(out):
-        old = tempfile.mkdtemp(dir=os.path.dirname(os.path.abspath(out)), prefix=".old-")
-        os.rename(out, os.path.join(old, "dataset"))
-        os.rename(tmp, out)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.rename(tmp, out)

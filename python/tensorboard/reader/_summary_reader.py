@@ -47,7 +47,8 @@ class SummaryReader:
     DamagedFileWarning) instead of raising CorruptEventFileError.
 
     Filters, as `tensorboard export` takes them: `runs` and `tags` are regexes searched in run names
-    (directories relative to `log_path`, "." for the top) and tag names; `steps=(lo, hi)` keeps steps
+    (directories relative to `log_path`, "." for the top) and tag names, `exclude` leaves out the runs it
+    matches; `steps=(lo, hi)` keeps steps
     lo..hi, both included (None: open). Runs that don't match are not fetched. Object stores are
     read many files at once (`concurrency` files, `max_bytes` in flight).
     """
@@ -56,11 +57,11 @@ class SummaryReader:
                  event_types: set | None = None, storage_options: dict | None = None,
                  skip_damaged: bool = False, runs: str | None = None, tags: str | None = None,
                  steps: tuple[int | None, int | None] | None = None, concurrency: int | None = None,
-                 max_bytes: int | None = None):
+                 max_bytes: int | None = None, exclude: str | None = None):
         extra = _checked_set(set() if extra_columns is None else extra_columns, "extra_columns", ALL_EXTRA_COLUMNS)
         types = _checked_set(set(ALL_EVENT_TYPES) if event_types is None else event_types, "event_types",
                              ALL_EVENT_TYPES)
-        self._selection = Selection.of(runs, tags, steps, types)
+        self._selection = Selection.of(runs, tags, steps, types, exclude=exclude)
         check_bounds(concurrency, max_bytes)
         self._fetch_options = {"concurrency": concurrency, "max_bytes": max_bytes}
         self._log_path = os.fspath(log_path)

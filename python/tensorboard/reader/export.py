@@ -13,10 +13,16 @@ import sys
 import time
 
 from tensorboard.logdir import TOP_RUN, Selection, iter_runs, read_runs
-from tensorboard.logdir.arguments import add_reading_arguments, add_writing_arguments, check_reading_arguments
+from tensorboard.logdir.arguments import (
+    add_reading_arguments,
+    add_writing_arguments,
+    check_reading_arguments,
+    smoothing_weight,
+)
 from tensorboard.logdir.output import check_out, plain_cell, write_atomically
 from tensorboard.logdir.progress import Progress
-from tensorboard.logdir.selection import parse_steps
+from tensorboard.logdir.selection import CLI_FLAGS, parse_steps
+from tensorboard.stats.smoothing import smoothed_column
 
 KINDS = ("scalars", "histograms", "tensors", "text", "hparams")
 FORMATS = (".csv", ".parquet", ".jsonl", ".json")
@@ -35,6 +41,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True,
                    help="output file; its suffix picks the format: " + ", ".join(FORMATS) + " (or .html: a page)")
     p.add_argument("--kind", default="scalars", choices=KINDS, help="which data to export (default: scalars)")
+    p.add_argument("--smoothing", type=smoothing_weight, default=None, metavar="W",
+                   help="add a `smoothed` column: TensorBoard's smoothing of each run's scalar tag at weight W "
+                        "(0 to 1, as the UI's slider)")
     p.add_argument("--partition", default=None, choices=PARTITIONS,
                    help="write a Hive-partitioned Parquet dataset to the directory --out "
                         "(DIR/run=<name>/part-0.parquet), one run at a time")
@@ -52,13 +61,19 @@ def _format(out: str) -> str:
     raise ValueError(f"--out {out!r}: unknown suffix; use one of {', '.join(FORMATS)} (or .html: a page)")
 
 
-def _selection(kind: str, runs, tags, steps) -> Selection:
+def _selection(kind: str, runs, tags, steps, exclude) -> Selection:
     steps = parse_steps(steps) if isinstance(steps, str) else steps
-    return Selection.of(runs, tags, steps, {kind}, flags=("--runs", "--tags", "--steps"))
+    return Selection.of(runs, tags, steps, {kind}, flags=CLI_FLAGS, exclude=exclude)
 
 
-def long_form(data: list, kind: str):
-    """The export layout of `data`'s runs: run, tag, step, wall_time, then the kind's value columns."""
+def _check_smoothing(kind: str, smoothing) -> None:
+    if smoothing is not None and kind != "scalars":
+        raise ValueError(f"--smoothing smooths scalars, not {kind}")
+
+
+def long_form(data: list, kind: str, smoothing: float | None = None):
+    """The export layout of `data`'s runs: run, tag, step, wall_time, then the kind's value columns
+    (and, with `smoothing`, scalars' `smoothed` column: TensorBoard's smoothing of each run's tag)."""
     from tensorboard.reader._frames import build_frame
 
     extras = {"wall_time", "dir_name"} | (_HISTOGRAM_FIELDS if kind == "histograms" else set())
@@ -68,36 +83,44 @@ def long_form(data: list, kind: str):
     frame = frame.rename(columns={"dir_name": "run"})
     frame["run"] = frame["run"].where(frame["run"] != "", TOP_RUN)  # tbparse's "" is the run "." here
     first = ["run", "tag", "step", "wall_time"]
-    return frame[[c for c in first if c in frame.columns] + [c for c in frame.columns if c not in first]]
+    frame = frame[[c for c in first if c in frame.columns] + [c for c in frame.columns if c not in first]]
+    if smoothing is not None:
+        frame["smoothed"] = smoothed_column(frame, smoothing)
+    return frame
 
 
 def export_table(logdir: str, kind: str = "scalars", runs: str | None = None, tags: str | None = None,
-                 skip_damaged: bool = False, progress=None, steps=None, storage_options: dict | None = None):
+                 skip_damaged: bool = False, progress=None, steps=None, storage_options: dict | None = None, *,
+                 exclude: str | None = None, smoothing: float | None = None):
     """The long-form DataFrame `export` writes: run, tag, step, wall_time and the kind's value columns.
-    `runs`/`tags`: regexes; `steps`: (lo, hi) or 'LO:HI', both ends included."""
+    `runs`/`tags`: regexes (`exclude`: runs it matches are left out); `steps`: (lo, hi) or 'LO:HI',
+    both ends included; `smoothing`: a weight in [0, 1] that adds scalars' `smoothed` column."""
+    _check_smoothing(kind, smoothing)
     data = read_runs(logdir, storage_options, skip_damaged=skip_damaged, progress=progress,
-                     selection=_selection(kind, runs, tags, steps))
-    return long_form(data, kind)
+                     selection=_selection(kind, runs, tags, steps, exclude))
+    return long_form(data, kind, smoothing)
 
 
 GROUP_ROWS = 1 << 18  # rows per frame of a partitioned export: small runs share one frame, big ones come alone
 
 
 def run_group_frames(logdir: str, kind: str = "scalars", runs: str | None = None, tags: str | None = None,
-                     skip_damaged: bool = False, progress=None, steps=None, storage_options: dict | None = None):
+                     skip_damaged: bool = False, progress=None, steps=None, storage_options: dict | None = None, *,
+                     exclude: str | None = None, smoothing: float | None = None):
     """`export_table`'s rows a few runs at a time: long-form frames of consecutive runs holding up to
     GROUP_ROWS rows together (a bigger run alone), rows of each run contiguous."""
+    _check_smoothing(kind, smoothing)
     group, held = [], 0
     for data in iter_runs(logdir, storage_options, skip_damaged=skip_damaged, progress=progress,
-                          selection=_selection(kind, runs, tags, steps)):
+                          selection=_selection(kind, runs, tags, steps, exclude)):
         rows = sum(len(store) for store in data.stores()) + len(data.session_starts)
         if group and held + rows > GROUP_ROWS:
-            yield long_form(group, kind)
+            yield long_form(group, kind, smoothing)
             group, held = [], 0
         group.append(data)
         held += rows
     if group:
-        yield long_form(group, kind)
+        yield long_form(group, kind, smoothing)
 
 
 def write_table(frame, out: str, force: bool = True) -> None:
@@ -179,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         check_reading_arguments(args)
+        _check_smoothing(args.kind, args.smoothing)
         if args.partition:
             from tensorboard.reader._partitioned import check_out_dir
             check_out_dir(args.out, args.force)
@@ -200,11 +224,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.partition:
             from tensorboard.reader._partitioned import write_partitioned
             frames = run_group_frames(args.logdir, args.kind, args.runs, args.tags, args.skip_damaged, progress,
-                                      args.steps)
+                                      args.steps, exclude=args.exclude, smoothing=args.smoothing)
             written, rows = write_partitioned(frames, args.out, args.force)
             what = f"{rows} rows of {args.kind} from {written} runs"
         else:
-            frame = export_table(args.logdir, args.kind, args.runs, args.tags, args.skip_damaged, progress, args.steps)
+            frame = export_table(args.logdir, args.kind, args.runs, args.tags, args.skip_damaged, progress, args.steps,
+                                 exclude=args.exclude, smoothing=args.smoothing)
             write_table(frame, args.out, args.force)
             what = f"{len(frame)} rows of {args.kind}"
     except (OSError, ValueError, ImportError) as err:

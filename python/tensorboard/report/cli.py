@@ -12,7 +12,7 @@ from tensorboard.logdir import Selection, read_runs
 from tensorboard.logdir.arguments import add_reading_arguments, add_writing_arguments
 from tensorboard.logdir.output import check_out, write_atomically
 from tensorboard.logdir.progress import Progress
-from tensorboard.logdir.selection import compile_pattern, parse_steps
+from tensorboard.logdir.selection import CLI_FLAGS, compile_pattern, parse_steps
 from tensorboard.report.extract import REPORT_KINDS
 
 
@@ -27,15 +27,21 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-points", type=int, default=1000,
                    help="points per series at most, evenly spread, first and last kept (default: 1000)")
     p.add_argument("--title", default=None, help="the page's title (default: the logdir's name)")
+    p.add_argument("--group_runs", "--group-runs", dest="group_runs", default=None, metavar="REGEX",
+                   help="also draw each group of runs (names equal once REGEX's matches are removed) as its mean "
+                        "with a band of ± std")
     add_writing_arguments(p)
     return p
 
 
 def export_report(logdir: str, out: str, kinds=REPORT_KINDS, runs: str | None = None, tags: str | None = None,
                   max_points: int = 1000, title: str | None = None, skip_damaged: bool = False,
-                  force: bool = True, progress=None, steps: str | tuple | None = None) -> dict:
+                  force: bool = True, progress=None, steps: str | tuple | None = None, *,
+                  exclude: str | None = None, group_runs: str | None = None) -> dict:
     """Writes the report of `logdir` to `out`; returns {"bytes", "runs", "charts"} of what it wrote.
-    `runs`, `tags`: regexes; `steps`: (lo, hi) or 'LO:HI', both ends included."""
+    `runs`, `tags`: regexes (`exclude`: runs it matches are left out); `steps`: (lo, hi) or 'LO:HI',
+    both ends included; `group_runs`: a regex grouping runs (as `tensorboard --group_runs`), each
+    group drawn as its mean with a band of ± std."""
     from tensorboard.report.extract import extract
     from tensorboard.report.render import render
 
@@ -49,9 +55,10 @@ def export_report(logdir: str, out: str, kinds=REPORT_KINDS, runs: str | None = 
     bounds = parse_steps(steps) if isinstance(steps, str) else steps
     check_out(out, force)
     compile_pattern("--tags", tags)
+    compile_pattern("--group_runs", group_runs)
     data = read_runs(logdir, skip_damaged=skip_damaged, progress=progress,
-                     selection=Selection.of(runs=runs, flags=("--runs", "--tags", "--steps")))
-    report = extract(data, tuple(kinds), tags, max_points, bounds)
+                     selection=Selection.of(runs=runs, flags=CLI_FLAGS, exclude=exclude))
+    report = extract(data, tuple(kinds), tags, max_points, bounds, group_runs)
     name = title or os.path.basename(os.path.normpath(str(logdir))) or str(logdir)
     page = render(report, name, max_points).encode("utf-8")
     write_atomically(out, force, lambda tmp: Path(tmp).write_bytes(page))
@@ -66,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     progress = Progress(quiet=args.quiet)
     try:
         written = export_report(args.logdir, args.out, tuple(args.kind or REPORT_KINDS), args.runs, args.tags,
-                                args.max_points, args.title, args.skip_damaged, args.force, progress, args.steps)
+                                args.max_points, args.title, args.skip_damaged, args.force, progress, args.steps,
+                                exclude=args.exclude, group_runs=args.group_runs)
     except (OSError, ValueError) as err:
         progress.close()
         print(f"tensorboard export: {err}", file=sys.stderr)

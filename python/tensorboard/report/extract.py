@@ -27,6 +27,7 @@ class Series:
     steps: np.ndarray
     values: np.ndarray
     total: int  # points logged before downsampling
+    band: tuple[np.ndarray, np.ndarray] | None = None  # a group run's (lower, upper): mean ± std
 
 
 @dataclass
@@ -112,9 +113,10 @@ def _scalar_tensors(run: RunData, bounds=None) -> list[tuple[str, np.ndarray, np
 
 
 def extract(runs: list[RunData], kinds=REPORT_KINDS, tags: str | None = None, max_points: int = 1000,
-            steps: tuple[int | None, int | None] | None = None) -> ReportData:
+            steps: tuple[int | None, int | None] | None = None, group_runs: str | None = None) -> ReportData:
     """The report's data from read runs; `tags` is a regex on tag names (charts, images, text);
-    `steps` (lo, hi), both included, None for an open end, bounds every series."""
+    `steps` (lo, hi), both included, None for an open end, bounds every series; `group_runs`, a regex:
+    each group of runs (`stats.grouping`) is also drawn as its mean with a band of ± std."""
     even_indices(0, max_points)  # checks max_points before any work
     tag_re = re.compile(tags) if tags is not None else None
     bounds = steps
@@ -164,6 +166,8 @@ def extract(runs: list[RunData], kinds=REPORT_KINDS, tags: str | None = None, ma
                     last = [(int(store.steps[int(i)]), _text_of(store.values[int(i)]))
                             for i in rows[-TEXTS_PER_SERIES:]]
                     report.text.setdefault(name, []).append((run_id(run), last))
+    if group_runs is not None and "scalars" in kinds:
+        _add_groups(report, runs, group_runs, tag_re, max_points, bounds)
     if "hparams" in kinds:
         report.hparams = hparams_rows(runs)
         for row in report.hparams:
@@ -171,3 +175,32 @@ def extract(runs: list[RunData], kinds=REPORT_KINDS, tags: str | None = None, ma
                 index[row["run"]] = len(report.runs)
                 report.runs.append(row["run"])
     return report
+
+
+def _add_groups(report: ReportData, runs: list[RunData], pattern: str, tag_re, max_points: int, bounds) -> None:
+    """A series per group of two or more runs and scalar tag: the mean at the steps all members have,
+    with mean ± std (ddof=1) as its band, as `tensorboard --group_runs` serves it."""
+    from tensorboard.stats.grouping import group_runs
+    from tensorboard.stats.reduction import reduce_runs
+
+    by_name = {run.name: run for run in runs}
+    for group, members in group_runs(list(by_name), pattern, "--group_runs").items():
+        if len(members) < 2:
+            continue
+        try:
+            frame = reduce_runs([by_name[name] for name in members], ("mean", "std"), lax_steps=True, lax_tags=True)
+        except ValueError:  # no scalars in this group
+            continue
+        name = f"{group} (mean)"
+        for tag, rows in frame.groupby("tag", sort=False):
+            rows = rows[(rows["n_runs"] == len(members))]
+            steps = rows["step"].to_numpy(np.int64)
+            keep = _within(np.arange(len(steps)), steps, bounds)
+            if not _wanted(tag, tag_re) or not len(keep):
+                continue
+            keep = keep[even_indices(len(keep), max_points)]
+            mean, std = rows["mean"].to_numpy()[keep], rows["std"].to_numpy()[keep]
+            if name not in report.runs:
+                report.runs.append(name)
+            report.scalars.setdefault(tag, []).append(
+                Series(report.runs.index(name), steps[keep], mean, len(steps), (mean - std, mean + std)))

@@ -43,7 +43,8 @@ def encode_values(values: np.ndarray) -> str:
 
 
 def _series(items: list[Series]) -> list[dict]:
-    return [{"run": s.run, "steps": encode_steps(s.steps), "values": encode_values(s.values), "total": s.total}
+    return [{"run": s.run, "steps": encode_steps(s.steps), "values": encode_values(s.values), "total": s.total,
+             **({} if s.band is None else {"lower": encode_values(s.band[0]), "upper": encode_values(s.band[1])})}
             for s in items]
 
 

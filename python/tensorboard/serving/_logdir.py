@@ -11,7 +11,9 @@ import threading
 from tensorboard.events.storage import is_remote, storage_for
 from tensorboard.logdir.discovery import directory_run, event_directories
 from tensorboard.logdir.names import prefixed
+from tensorboard.logdir.selection import Selection
 from tensorboard.serving._batch import SMALL_BYTES, Batch
+from tensorboard.serving._groups import GroupRuns
 from tensorboard.serving._reading import MARK_BYTES, FileState, read_appended
 from tensorboard.serving._remote import RemoteRoot
 from tensorboard.serving._run import RunState
@@ -31,8 +33,13 @@ class _Run:
 class Logdir:
     """Every run under the given roots, keyed by run name as upstream's multiplexer names them."""
 
-    def __init__(self, roots: dict, size_guidance: dict, default_size: int, purge_orphaned_data: bool = True):
+    def __init__(self, roots: dict, size_guidance: dict, default_size: int, purge_orphaned_data: bool = True,
+                 selection: Selection | None = None, groups: GroupRuns | None = None):
+        """`selection`: the runs served (--runs, --exclude); `groups`: the group runs served beside them."""
         self._roots = roots  # path -> run name prefix (None: the logdir itself)
+        self._selection = selection
+        self._groups = groups
+        self._group_states: dict[str, RunState] = {}
         self._sizes = size_guidance
         self._default_size = default_size
         self._purge = purge_orphaned_data
@@ -42,8 +49,8 @@ class Logdir:
         self.loaded = threading.Event()  # set after the first complete reload
 
     def runs(self) -> dict[str, RunState]:
-        """Run name -> its data, a snapshot (safe to iterate while a reload goes on)."""
-        return {name: run.state for name, run in list(self._runs.items())}
+        """Run name -> its data, a snapshot (safe to iterate while a reload goes on); group runs last."""
+        return {**{name: run.state for name, run in list(self._runs.items())}, **self._group_states}
 
     def _new_state(self, name: str) -> RunState:
         return RunState(name, self._sizes, self._default_size, self._purge)
@@ -67,6 +74,8 @@ class Logdir:
                 root = os.path.expanduser(root)
                 for directory, names in event_directories(storage_for(root), root, sort=False):
                     found.setdefault(prefixed(prefix, directory_run(root, directory)), (directory, None, names))
+            if self._selection is not None:
+                found = {name: where for name, where in found.items() if self._selection.wants_run(name)}
             for name in [n for n in self._runs if n not in found]:
                 del self._runs[name]
             remote_runs: dict[RemoteRoot, list] = {}
@@ -91,6 +100,8 @@ class Logdir:
                 run.state, run.files = state, files
             for remote, runs in remote_runs.items():
                 self._reload_remote(remote, runs)
+            if self._groups is not None:
+                self._group_states = self._groups.build({name: run.state for name, run in self._runs.items()})
             self.loaded.set()
 
     def _remote_root(self, url: str) -> RemoteRoot:

@@ -8,6 +8,8 @@ import os
 import threading
 import time
 
+from tensorboard.logdir.selection import CLI_FLAGS, Selection
+from tensorboard.serving._groups import GroupRuns
 from tensorboard.serving._logdir import Logdir
 from tensorboard.serving.provider import StandaloneDataProvider
 
@@ -32,13 +34,28 @@ def logdir_roots(flags) -> dict:
     return data_ingester._parse_event_files_spec(flags.logdir_spec)  # pylint: disable=protected-access
 
 
+def run_selection(flags) -> Selection | None:
+    """The runs --runs and --exclude serve (None: every run)."""
+    runs, exclude = getattr(flags, "runs", None), getattr(flags, "exclude", None)
+    if runs is None and exclude is None:
+        return None
+    return Selection.of(runs, exclude=exclude, flags=CLI_FLAGS)
+
+
+def run_groups(flags) -> GroupRuns | None:
+    """The group runs --group_runs adds (None: none)."""
+    pattern = getattr(flags, "group_runs", None)
+    return None if pattern is None else GroupRuns(pattern)
+
+
 class StandaloneDataIngester:
     """Serves the logdir through our reader; `start()` begins the reload loop."""
 
     def __init__(self, flags):
         sizes, default = size_guidance(getattr(flags, "samples_per_plugin", None))
         self._logdir = Logdir(logdir_roots(flags), sizes, default,
-                              purge_orphaned_data=getattr(flags, "purge_orphaned_data", True))
+                              purge_orphaned_data=getattr(flags, "purge_orphaned_data", True),
+                              selection=run_selection(flags), groups=run_groups(flags))
         self._provider = StandaloneDataProvider(self._logdir, flags.logdir or flags.logdir_spec)
         self._interval = float(getattr(flags, "reload_interval", 5.0))
         self._task = getattr(flags, "reload_task", "auto")

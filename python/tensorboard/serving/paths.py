@@ -27,14 +27,40 @@ DESCRIPTIONS = {
 }
 
 
+RUN_FLAGS = ("runs", "exclude", "group_runs")  # served by our reader only
+
+
 class DataPathFlag(base_plugin.TBLoader):
-    """Adds --data_provider to upstream's flags (shown by --helpfull); loads no plugin."""
+    """Adds --data_provider, --runs, --exclude and --group_runs to upstream's flags (shown by --helpfull);
+    loads no plugin."""
 
     def define_flags(self, parser) -> None:
         parser.add_argument("--data_provider", metavar="{" + ",".join(CHOICES) + "}", type=str,
                             default="auto", choices=CHOICES, help=FLAG_HELP)
+        parser.add_argument("--runs", metavar="REGEX", type=str, default=None,
+                            help="Serve only the runs whose name matches this regex (standalone reader).")
+        parser.add_argument("--exclude", metavar="REGEX", type=str, default=None,
+                            help="Leave out the runs whose name matches this regex (standalone reader).")
+        parser.add_argument("--group_runs", metavar="REGEX", type=str, default=None,
+                            help="Also serve one run per group of runs whose names are equal once the regex's "
+                                 "matches are removed, holding the group's mean and mean ± std, with a Custom "
+                                 "Scalars margin chart per tag (standalone reader).")
 
     def fix_flags(self, flags) -> None:
+        wanted = [name for name in RUN_FLAGS if getattr(flags, name, None) is not None]
+        if wanted:
+            from tensorboard.logdir.selection import compile_pattern
+
+            for name in wanted:
+                try:
+                    compile_pattern("--" + name, getattr(flags, name))
+                except ValueError as err:
+                    raise base_plugin.FlagsError(str(err)) from None
+            if flags.data_provider == "auto":
+                flags.data_provider = "standalone"  # the only path that filters and groups runs
+            elif flags.data_provider != "standalone":
+                raise base_plugin.FlagsError(f"--{wanted[0]} is served by standalone TensorBoard's reader, not by "
+                                             f"--data_provider={flags.data_provider}; use --data_provider=standalone")
         if flags.data_provider == "native" and flags.load_fast == "false":
             raise base_plugin.FlagsError("--data_provider=native cannot serve with --load_fast=false")
         if flags.data_provider == "standalone" and not readable_by_us(flags):

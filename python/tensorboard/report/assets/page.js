@@ -128,7 +128,10 @@
   }
 
   function scalarChart(grid, entry) {
-    var series = entry.series.map(function (s) { return {run: s.run, x: steps(s.steps), y: floats(s.values), total: s.total}; });
+    var series = entry.series.map(function (s) {
+      return {run: s.run, x: steps(s.steps), y: floats(s.values), total: s.total,
+              lower: s.lower ? floats(s.lower) : null, upper: s.upper ? floats(s.upper) : null};
+    });
     var xs = align(series);
     var box = el("div", {"class": "chart", "data-tag": entry.tag}, [el("h3", {text: entry.tag})]);
     grid.appendChild(box);
@@ -137,32 +140,49 @@
     function columns() {
       var cols = [xs];
       series.forEach(function (s) {
-        var ys = state.smoothing > 0 ? smooth(s.y, state.smoothing) : s.y;
         var clip = function (v) { return (state.log && !(v > 0)) ? null : v; };
-        if (s.at === null) {
-          cols.push(state.log ? ys.map(clip) : ys);
-          return;
-        }
-        var col = new Array(xs.length).fill(null);
-        s.at.forEach(function (p, i) { col[p] = clip(ys[i]); });
-        cols.push(col);
+        (s.lower ? [s.y, s.lower, s.upper] : [s.y]).forEach(function (raw) {  // a group run: mean, band
+          var ys = state.smoothing > 0 ? smooth(raw, state.smoothing) : raw;
+          if (s.at === null) {
+            cols.push(state.log ? ys.map(clip) : ys);
+            return;
+          }
+          var col = new Array(xs.length).fill(null);
+          s.at.forEach(function (p, i) { col[p] = clip(ys[i]); });
+          cols.push(col);
+        });
       });
       return cols;
     }
 
+    function lines() {  /* uPlot's series and bands: each run's line, a group run's band around its mean */
+      var out = [{label: "step", value: function (u, v) { return v == null ? "--" : String(v); }}], bands = [];
+      series.forEach(function (s) {
+        var name = data.runs[s.run];
+        out.push({label: name, stroke: color(s.run), width: s.lower ? 2 : 1.5, spanGaps: true,
+                  points: {show: s.x.length < 3}, value: function (u, v) { return fmt(v); }});
+        if (s.lower) {
+          ["- std", "+ std"].forEach(function (side) {
+            out.push({label: name + " " + side, stroke: color(s.run, 0.35), width: 0.5, spanGaps: true,
+                      points: {show: false}, value: function (u, v) { return fmt(v); }});
+          });
+          bands.push({series: [out.length - 1, out.length - 2], fill: color(s.run, 0.18)});
+        }
+      });
+      return {series: out, bands: bands};
+    }
+
     function build() {
       if (plot) plot.destroy();
+      var drawn = lines();
       var opts = {
         width: width(grid), height: 260,
         scales: {x: {time: false}, y: state.log ? {distr: 3, log: 10} : {distr: 1}},
         axes: [{label: "step"}, {size: 60}],
         cursor: {drag: {x: true, y: false}},
         legend: {live: true},
-        series: [{label: "step", value: function (u, v) { return v == null ? "--" : String(v); }}].concat(
-          series.map(function (s) {
-            return {label: data.runs[s.run], stroke: color(s.run), width: 1.5, spanGaps: true,
-                    points: {show: s.x.length < 3}, value: function (u, v) { return fmt(v); }};
-          }))
+        series: drawn.series,
+        bands: drawn.bands
       };
       plot = new uPlot(opts, columns(), box);
       record.plot = plot;

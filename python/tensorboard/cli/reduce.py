@@ -1,0 +1,153 @@
+"""`tensorboard reduce RUN_DIR... --out OUT` (or `--logdir D --group_by REGEX`): seeds reduced step by
+step into one run per op, `OUT/<op>` (`OUT/<group>/<op>` with groups), plus a run `band` per group
+and a Custom Scalars layout, so that TensorBoard draws each tag's mean with a band around it."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+from tensorboard.events.bulk import scalar_records
+from tensorboard.events.file_names import event_file_name, header_record
+from tensorboard.events.record import frame as frame_record
+from tensorboard.events.wire import summary_event
+from tensorboard.logdir import Selection, is_event_file
+from tensorboard.logdir.arguments import add_run_filter_arguments, add_writing_arguments
+from tensorboard.logdir.output import write_directory_atomically
+from tensorboard.logdir.selection import CLI_FLAGS
+from tensorboard.stats.reduction import DUPLICATE_STEPS, REDUCE_OPS, check_ops
+from tensorboard.summary.custom_scalars import custom_scalars
+
+BANDS = {"std": ("mean ± std", ("mean", "std")), "minmax": ("mean, min to max", ("mean", "min", "max"))}
+BAND_RUN = "band"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tensorboard reduce",
+                                description="Seeds reduced step by step into one run per op, and a band run with "
+                                            "a Custom Scalars layout that draws each tag's mean with a band.")
+    p.add_argument("run_dirs", nargs="*", metavar="RUN_DIR", help="run directories, each one seed")
+    p.add_argument("--logdir", default=None, help="a logdir whose runs are the seeds (instead of RUN_DIRs)")
+    p.add_argument("--out", required=True, help="the directory to write the reduced runs to")
+    p.add_argument("-r", "--ops", "--reduce-ops", dest="ops", default="mean", metavar="OPS",
+                   help=f"comma-separated reductions from {','.join(REDUCE_OPS)} (default: mean)")
+    p.add_argument("--group_by", "--group-by", dest="group_by", default=None, metavar="REGEX",
+                   help="with --logdir: runs whose names are equal once REGEX's matches are removed form one group "
+                        r"(e.g. '_seed\d+'); each group is written to OUT/<group>/")
+    add_run_filter_arguments(p)
+    p.add_argument("--tags", default=None, help="regex: only scalar tags that match")
+    p.add_argument("--lax-steps", action="store_true", help="reduce runs whose steps differ, at the steps all have")
+    p.add_argument("--lax-tags", action="store_true", help="reduce runs whose tags differ, each tag over its runs")
+    p.add_argument("--min-runs-per-step", type=int, default=None, metavar="N",
+                   help="keep every step at least N runs have (implies --lax-steps)")
+    p.add_argument("--handle-dup-steps", choices=DUPLICATE_STEPS, default=None,
+                   help="which value of a step logged twice in one run counts (default: refuse the run)")
+    p.add_argument("--band", choices=tuple(BANDS), default="std",
+                   help="the band Custom Scalars draws around the mean: std (mean ± std, the default) or minmax")
+    add_writing_arguments(p)
+    return p
+
+
+def check_out_runs(out: str, force: bool) -> None:
+    """Refuses an existing `out` unless `force` and it holds event files only (what reduce writes)."""
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise FileExistsError(f"--out {out!r} is a file; reduce writes a directory")
+    if not os.path.isdir(out) or not os.listdir(out):
+        return
+    if not force:
+        raise FileExistsError(f"--out {out!r} exists; pass --force to replace it")
+    for directory, _, files in os.walk(out):
+        strangers = [name for name in files if not is_event_file(name)]
+        if strangers:
+            raise FileExistsError(f"--out {out!r} holds {os.path.join(directory, strangers[0])!r}, which no reduce "
+                                  "wrote; refusing to replace it even with --force")
+
+
+def write_reduced(frame, out: str, ops: tuple[str, ...], band: str = "std") -> int:
+    """Writes `frame` (`tensorboard.reader.reduce`'s layout) below `out`: a run per op and a band run
+    per group (tag, tag/lower, tag/upper), the Custom Scalars layout in the first band run. Each run
+    is one event file whose scalar events are encoded together (`events.bulk`). Returns how many runs."""
+    groups = frame.groupby("group", sort=True) if "group" in frame.columns else [(None, frame)]
+    wall = time.time()
+    written = 0
+    for index, (group, rows) in enumerate(groups):
+        base = out if group is None else os.path.join(out, *str(group).split("/"))
+        lower, upper = _band(rows, band)
+        by_tag = list(rows.groupby("tag", sort=False))
+        for op in ops:
+            _write_run(os.path.join(base, op), [(tag, part["step"], part[op]) for tag, part in by_tag], wall)
+        series = []
+        for tag, part in by_tag:
+            series += [(tag, part["step"], part["mean"]), (f"{tag}/lower", part["step"], lower.loc[part.index]),
+                       (f"{tag}/upper", part["step"], upper.loc[part.index])]
+        layout = custom_scalars({BANDS[band][0]: layout_for(frame)}) if index == 0 else None
+        _write_run(os.path.join(base, BAND_RUN), series, wall, layout)
+        written += len(ops) + 1
+    return written
+
+
+def _write_run(directory: str, series: list, wall: float, summary=None) -> None:
+    """One event file in `directory`: the header, `summary` (if any), then each (tag, steps, values)."""
+    os.makedirs(directory, exist_ok=True)
+    parts = [header_record("tensorboard reduce")]
+    if summary is not None:
+        parts.append(frame_record(summary_event(summary.SerializeToString(), 0, wall)))
+    for tag, steps, values in series:
+        steps = steps.to_numpy(np.int64)
+        parts.append(scalar_records(tag, steps, values.to_numpy(np.float64), np.full(len(steps), wall)))
+    with open(os.path.join(directory, event_file_name()), "wb") as f:
+        f.write(b"".join(parts))
+
+
+def layout_for(frame) -> dict:
+    """One margin chart per tag: a band run's mean with its lower and upper bounds."""
+    return {tag: ["Margin", [tag, f"{tag}/lower", f"{tag}/upper"]] for tag in dict.fromkeys(frame["tag"])}
+
+
+def _band(rows, band: str):
+    if band == "std":
+        return rows["mean"] - rows["std"], rows["mean"] + rows["std"]
+    return rows["min"], rows["max"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs `tensorboard reduce ARGV`; returns the exit status."""
+    args = parser().parse_args(argv)
+    try:
+        ops = check_ops(args.ops, "--ops")
+        if bool(args.run_dirs) == bool(args.logdir):
+            raise ValueError("give either RUN_DIRs or --logdir")
+        if args.group_by is not None and not args.logdir:
+            raise ValueError("--group_by groups the runs of --logdir")
+        selection = Selection.of(args.runs, args.tags, None, {"scalars"}, flags=CLI_FLAGS, exclude=args.exclude)
+        check_out_runs(args.out, args.force)
+        import pandas  # noqa: F401
+    except ImportError:
+        print("tensorboard reduce: needs pandas: pip install pandas (the wheel's [data] extra)", file=sys.stderr)
+        return 2
+    except (ValueError, OSError) as err:
+        print(f"tensorboard reduce: {err}", file=sys.stderr)
+        return 2
+    started = time.monotonic()
+    try:
+        from tensorboard.stats import read_sources, reduce_groups
+
+        runs = read_sources(args.logdir or args.run_dirs, selection)
+        needed = tuple(dict.fromkeys(ops + BANDS[args.band][1]))
+        frame = reduce_groups(runs, needed, args.group_by, lax_steps=args.lax_steps, lax_tags=args.lax_tags,
+                              min_runs_per_step=args.min_runs_per_step, duplicate_steps=args.handle_dup_steps)
+        count = write_directory_atomically(args.out, lambda tmp: write_reduced(frame, tmp, ops, args.band))
+    except (OSError, ValueError, OverflowError) as err:
+        print(f"tensorboard reduce: {err}", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        print(f"tensorboard reduce: wrote {count} runs from {len(runs)} to {args.out} "
+              f"({time.monotonic() - started:.1f} s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

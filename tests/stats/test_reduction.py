@@ -1,0 +1,95 @@
+"""`tensorboard.reader.reduce`: seeds reduced step by step with pandas' reductions, every point read,
+groups by run name, and runs that can't be compared refused by name unless a lax option allows them."""
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from stats.seeds import write_seeds
+
+import tensorboard
+from tensorboard.reader import reduce
+
+
+def test_every_op_is_pandas_reduction_across_the_seeds(tmp_path):
+    written = write_seeds(tmp_path, configs=("lr0.1",), steps=250)
+    frame = reduce(str(tmp_path), "mean,std,min,max,median")
+    assert list(frame.columns) == ["tag", "step", "mean", "std", "min", "max", "median", "n_runs"]
+    for tag in ("loss", "acc"):
+        table = pd.DataFrame({run: values[tag] for run, values in sorted(written.items())})
+        rows = frame[frame["tag"] == tag]
+        assert rows["step"].tolist() == list(range(250)) and (rows["n_runs"] == 5).all()
+        for op in ("mean", "std", "min", "max", "median"):
+            assert rows[op].to_numpy().tolist() == getattr(table, op)(axis=1).tolist(), op  # std: ddof=1
+
+
+def test_group_by_reduces_each_configuration(tmp_path):
+    written = write_seeds(tmp_path, steps=50)
+    frame = reduce(tmp_path, ["mean"], group_by=r"_seed\d+")
+    assert list(frame.columns) == ["group", "tag", "step", "mean", "n_runs"]
+    assert list(dict.fromkeys(frame["group"])) == ["lr0.01", "lr0.1"]
+    rows = frame[(frame["group"] == "lr0.01") & (frame["tag"] == "loss")]
+    want = np.mean([written[f"lr0.01_seed{k}"]["loss"] for k in range(5)], axis=0)
+    np.testing.assert_allclose(rows["mean"].to_numpy(), want, rtol=1e-15)
+
+
+def test_filters_pick_the_seeds(tmp_path):
+    write_seeds(tmp_path, steps=20)
+    frame = reduce(tmp_path, "mean", runs="lr0.1_", exclude="seed[34]$", tags="^loss$")
+    assert set(frame["tag"]) == {"loss"} and (frame["n_runs"] == 3).all()
+
+
+def test_run_directories_are_one_run_each(tmp_path):
+    write_seeds(tmp_path, configs=("a",), seeds=3, steps=10)
+    dirs = [str(tmp_path / f"a_seed{k}") for k in range(3)]
+    frame = reduce(dirs, "max")
+    assert (frame["n_runs"] == 3).all() and len(frame) == 20
+    with pytest.raises(ValueError, match="holds no event file itself .*give those, or the logdir"):
+        reduce([str(tmp_path)], "mean")
+
+
+def test_different_tags_are_refused_naming_the_run_and_the_tag(tmp_path):
+    write_seeds(tmp_path, configs=("a",), seeds=2, steps=10)
+    with tensorboard.SummaryWriter(tmp_path / "a_seed1") as writer:
+        writer.add_scalar("extra", 1.0, 0)
+    with pytest.raises(ValueError, match=r"run 'a_seed0' has no tag 'extra'.*--lax-tags"):
+        reduce(tmp_path, "mean")
+    frame = reduce(tmp_path, "mean", lax_tags=True)
+    assert frame[frame["tag"] == "extra"]["n_runs"].tolist() == [1]
+
+
+def test_unequal_steps_are_refused_unless_lax(tmp_path):
+    write_seeds(tmp_path, configs=("a",), seeds=2, steps=10)
+    write_seeds(tmp_path / "more", configs=("a",), seeds=1, steps=15)
+    os.rename(tmp_path / "more" / "a_seed0", tmp_path / "a_seed9")
+    os.rmdir(tmp_path / "more")
+    with pytest.raises(ValueError, match=r"run 'a_seed9', tag 'loss': 15 steps, not the 10 steps of run 'a_seed0'"):
+        reduce(tmp_path, "mean")
+    assert reduce(tmp_path, "mean", lax_steps=True)["step"].max() == 9  # the steps all runs have
+    some = reduce(tmp_path, "mean", min_runs_per_step=1)
+    assert some["step"].max() == 14 and some[some["step"] > 9]["n_runs"].eq(1).all()
+    assert reduce(tmp_path, "mean", min_runs_per_step=3)["step"].max() == 9
+
+
+def test_a_step_logged_twice_is_refused_unless_told_which_counts(tmp_path):
+    with tensorboard.SummaryWriter(tmp_path / "r") as writer:
+        for step, value in ((0, 1.0), (1, 2.0), (1, 4.0), (2, 3.0)):
+            writer.add_scalar("x", value, step)
+    with pytest.raises(ValueError, match=r"run 'r', tag 'x': step 1 is logged more than once"):
+        reduce(tmp_path, "mean")
+    assert reduce(tmp_path, "mean", duplicate_steps="keep-first")["mean"].tolist() == [1.0, 2.0, 3.0]
+    assert reduce(tmp_path, "mean", duplicate_steps="keep-last")["mean"].tolist() == [1.0, 4.0, 3.0]
+    assert reduce(tmp_path, "mean", duplicate_steps="mean")["mean"].tolist() == [1.0, 3.0, 3.0]
+
+
+@pytest.mark.parametrize("ops,message", [("mean,var", "'var' is no reduction"), ([], "'nothing' is no reduction")])
+def test_unknown_ops_are_refused(tmp_path, ops, message):
+    write_seeds(tmp_path, configs=("a",), seeds=1, steps=3)
+    with pytest.raises(ValueError, match=message):
+        reduce(tmp_path, ops)
+
+
+def test_no_runs_is_an_error_not_an_empty_frame(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="nothing to reduce"):
+        reduce(tmp_path / "empty", "mean")

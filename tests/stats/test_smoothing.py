@@ -1,0 +1,83 @@
+"""`tensorboard.reader.smooth` against a line-by-line transcription of the UI's smoothing (the debiased
+exponential moving average of TensorBoard's scalar charts), on hostile series and every kind of weight."""
+import math
+
+import numpy as np
+import pytest
+
+from tensorboard.reader import smooth
+
+WEIGHTS = (0.0, 0.6, 0.9, 0.999, 1.0)
+
+
+def ui_smoothing(values, weight):
+    """TensorBoard's scalar chart smoothing, one point at a time, as the web UI computes it."""
+    ys = [float(v) for v in values]
+    constant = all(v == ys[0] for v in ys)
+    last, count, out = 0.0, 0, []
+    for value in ys:
+        if constant or not math.isfinite(value):
+            out.append(value)
+            continue
+        last = last * weight + (1 - weight) * value
+        count += 1
+        out.append(last / (1 - weight ** count) if weight != 1 else last)
+    return out
+
+
+def hostile_series():
+    rng = np.random.default_rng(7)
+    noisy = rng.standard_normal(5000) * 3 + 1
+    noisy[rng.random(5000) < 0.03] = np.nan
+    noisy[rng.random(5000) < 0.01] = np.inf
+    noisy[rng.random(5000) < 0.01] = -np.inf
+    return {
+        "nan first and last": [math.nan, 1.0, 2.0, math.nan, 4.0, math.nan],
+        "infinities": [math.inf, 1.0, -math.inf, 3.0, math.inf, 5.0],
+        "constant": [2.5] * 100,
+        "constant infinity": [math.inf] * 3,
+        "single point": [42.0],
+        "huge values": [1e30, -1e30, 3e30, 1e30, 2e30, -5e29],
+        "all non-finite": [math.nan, math.inf, -math.inf],
+        "empty": [],
+        "noisy, long": noisy.tolist(),
+        "steps across blocks": np.arange(200, dtype=float).tolist(),
+    }
+
+
+@pytest.mark.parametrize("weight", WEIGHTS)
+@pytest.mark.parametrize("name", list(hostile_series()))
+def test_equals_the_ui_on_hostile_series(name, weight):
+    values = hostile_series()[name]
+    got = smooth(values, weight)
+    want = np.array(ui_smoothing(values, weight), dtype=np.float64)
+    assert got.dtype == np.float64 and got.shape == (len(values),)
+    same_kind = np.isnan(got) == np.isnan(want)
+    assert same_kind.all()
+    finite = np.isfinite(want)
+    assert np.array_equal(got[~finite], want[~finite], equal_nan=True)  # passed through as they are
+    np.testing.assert_allclose(got[finite], want[finite], rtol=1e-12, atol=0)
+
+
+def test_the_weight_is_clamped_to_0_and_1():
+    values = [1.0, 5.0, 2.0, 8.0]
+    assert smooth(values, -3).tolist() == smooth(values, 0).tolist() == values
+    assert smooth(values, 7).tolist() == smooth(values, 1).tolist()
+
+
+def test_a_million_points_match_in_float64():
+    values = np.random.default_rng(1).standard_normal(1_000_000).cumsum()
+    for weight in (0.6, 0.999):
+        want = np.array(ui_smoothing(values[:20000], weight))
+        np.testing.assert_allclose(smooth(values, weight)[:20000], want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("bad", [None, "0.5", math.nan, True])
+def test_a_weight_that_is_no_number_is_refused(bad):
+    with pytest.raises(ValueError, match="weight must be a number"):
+        smooth([1.0, 2.0], bad)
+
+
+def test_values_must_be_one_series():
+    with pytest.raises(ValueError, match=r"values must be one series \(1-D\), got shape \(2, 2\)"):
+        smooth([[1.0, 2.0], [3.0, 4.0]], 0.5)

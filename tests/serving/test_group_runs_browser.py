@@ -1,6 +1,6 @@
 r"""A real browser (headless Chromium, tests/chromium.py) on `tensorboard --group_runs '_seed\d+'` served by
-our reader: the Custom Scalars dashboard draws each group's mean with its mean ± std band (its picture is
-docs/assets/seeds-band.png, on the Seeds and sweeps page), and the Scalars dashboard lists the group
+our reader: the Custom Scalars dashboard draws each group's mean with its mean ± std band (a screenshot
+goes to artifacts/seeds-band.png; the Seeds and sweeps page shows one), and the Scalars dashboard lists the group
 runs beside their members and shows a group's new steps after the reload button is pressed."""
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ MORE_STEPS = 200  # appended to every member by the reload test
 TAGS = ("loss", "accuracy")
 GROUPS = [f"{config} (mean)" for config in CONFIGS]
 MEMBERS = [f"{config}_seed{seed}" for config in CONFIGS for seed in range(SEEDS)]
-SHOT = REPO / "docs" / "assets" / "seeds-band.png"
+SHOT = REPO / "artifacts" / "seeds-band.png"  # the picture docs/assets/seeds-band.png was taken from
 
 
 def write_sweep(root, start: int, stop: int) -> None:
@@ -115,6 +115,7 @@ def test_custom_scalars_draws_each_groups_mean_inside_its_band(served, page):
     clip = {"x": chart["x"] - margin, "y": top["y"] - margin, "width": chart["width"] + 2 * margin,
             "height": chart["y"] + chart["height"] - top["y"] + margin}
     SHOT.parent.mkdir(parents=True, exist_ok=True)
+    SHOT.parent.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOT), clip=clip)
     assert SHOT.stat().st_size > 20000
 

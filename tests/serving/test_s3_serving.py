@@ -1,7 +1,8 @@
 """An s3:// logdir is served through our reader (fsspec/s3fs) by default, and every route answers as
 upstream's Python loader answers reading the same bucket (through boto3): logdirs of our writer,
 torch's and tensorboardX's, a damaged file and a file cut inside a record, on moto's S3 server on
-127.0.0.1. A run our writer keeps writing to S3 shows its new points after a reload."""
+127.0.0.1. A run our writer keeps writing to S3 shows its new points after a reload; a run deleted
+and written anew is served as its new file holds; a deleted run goes."""
 from __future__ import annotations
 
 import json
@@ -81,8 +82,7 @@ def test_every_route_answers_as_upstreams_loader_on_the_same_bucket(s3_pair, buc
 
 
 def test_a_run_written_to_s3_grows(s3, s3_pair):
-    """New points our writer appends to an object on S3 are served after a reload (re-created and
-    deleted runs: tests/serving/test_remote_logdir.py, on fsspec's in-memory store)."""
+    """New points our writer appends to an object on S3 are served after a reload."""
     ours, _ = s3_pair
     url = "s3://%s/logs/live" % BUCKET
 
@@ -100,3 +100,46 @@ def test_a_run_written_to_s3_grows(s3, s3_pair):
         writer.flush()
         wait_until(lambda: len(points() or ()) == 12, "the points appended on S3")
     assert points() == [(step, float(step)) for step in range(12)]
+
+
+def test_a_run_deleted_and_written_anew_is_served_as_it_is_now_then_goes(s3, s3_pair):
+    """A run served, then deleted and written anew by another writer (a new, shorter file) is served
+    as its new file holds; deleted again, it goes from the runs."""
+    import s3fs
+
+    ours, _ = s3_pair
+    run = "again"
+    url = "s3://%s/logs/%s" % (BUCKET, run)
+    options = s3.storage_options()
+    fs = s3fs.S3FileSystem(skip_instance_cache=True, **options)
+
+    def points():  # None while the run is not served
+        status, body = http_get(ours.url + "/data/plugin/scalars/scalars?run=%s&tag=x" % run)
+        return [(step, value) for _, step, value in json.loads(body)] if status == 200 else None
+
+    def write(values) -> None:
+        with tensorboard.SummaryWriter(url, storage_options=options) as writer:
+            for step, value in enumerate(values):
+                writer.add_scalar("x", value, step)
+
+    def delete_run() -> None:  # listed anew: a cached listing would leave the file written since
+        fs.invalidate_cache()
+        fs.rm("%s/logs/%s" % (BUCKET, run), recursive=True)
+        fs.invalidate_cache()
+        assert not fs.find("%s/logs/%s" % (BUCKET, run))
+
+    def wait_served(predicate, what: str) -> None:
+        try:
+            wait_until(predicate, what)
+        except AssertionError as err:
+            raise AssertionError("%s: served %s\n%s" % (err, points(), ours.log()[-3000:])) from None
+
+    first = [float(step) for step in range(12)]
+    write(first)
+    wait_served(lambda: points() == list(enumerate(first)), "the run on S3")
+    delete_run()
+    anew = [100.0 + step for step in range(3)]
+    write(anew)
+    wait_served(lambda: points() == list(enumerate(anew)), "the re-created run as it is now")
+    delete_run()
+    wait_served(lambda: run not in ours.get("/data/runs"), "the deleted run gone")

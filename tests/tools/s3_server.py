@@ -5,6 +5,12 @@ answers, and stops it on exit. `s3.endpoint` is its URL; `s3.env` holds the vari
 point our logger (fsspec/s3fs: FSSPEC_S3_ENDPOINT_URL), boto3/botocore (AWS_ENDPOINT_URL_S3)
 and upstream TensorBoard's reader (S3_ENDPOINT) at it, with dummy credentials. Needs
 `moto[server]`, `s3fs` and `boto3` in the interpreter that runs it.
+
+The server logs a line per request to its stderr: that goes to a file, never to a pipe nobody reads
+while it runs. A full pipe (64 KiB: some 500 requests; test_s3_serving makes about that many) blocks
+moto in the logging write of the next request, and every later request waits for that write: the
+store hangs, and a reload of the served bucket stalls (s3fs retries its timed-out requests) without
+an error.
 """
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ import contextlib
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -48,13 +55,15 @@ def s3_server(timeout: float = 60) -> Iterator[S3Server]:
     """A running moto S3 server bound to 127.0.0.1, stopped (and waited for) on exit."""
     port = free_port()
     endpoint = f"http://127.0.0.1:{port}"
+    log = tempfile.TemporaryFile()  # its request log: read only if it exits early
     process = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                               stdout=subprocess.DEVNULL, stderr=log)
     try:
         deadline = time.monotonic() + timeout
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"moto server exited: {process.stderr.read().decode(errors='replace')}")
+                log.seek(0)
+                raise RuntimeError(f"moto server exited: {log.read().decode(errors='replace')}")
             try:
                 urllib.request.urlopen(endpoint + "/moto-api/", timeout=2).close()
                 break
@@ -73,8 +82,7 @@ def s3_server(timeout: float = 60) -> Iterator[S3Server]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        if process.stderr:
-            process.stderr.close()
+        log.close()
 
 
 @contextlib.contextmanager

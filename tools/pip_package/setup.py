@@ -40,8 +40,8 @@ INSTALL_REQUIRES = [
 ]
 
 EXTRAS_REQUIRE = {
-    # Our logger writes to S3 through fsspec/s3fs; the renderer reads S3
-    # through boto3 (endpoint from $S3_ENDPOINT).
+    # Our logger writes and our reader reads S3 through fsspec/s3fs (the UI too); boto3 stays for
+    # upstream's Python loader (--data_provider=multiplexer), which reads S3 through it.
     # Floors matter: unpinned, pip may pair a new boto3 with s3fs 0.4 (2019), which cannot
     # take an endpoint_url.
     "s3": ["fsspec>=2023.1.0", "s3fs>=2023.1.0", "boto3"],

@@ -163,6 +163,14 @@ def reduce_section(extra: dict | None) -> str:
             table(["", "seconds", "peak RSS"], rows) + line)
     elif sweep is not None:
         parts.append("The grouped sweep: not measured (see the error below).")
+    smoothed = extra.get("smoothing")
+    if smoothed and "speedup" in smoothed:
+        goal_smooth = (extra.get("targets") or {}).get("smoothing_vs_loop", 10.0)
+        parts.append(f"`tensorboard.reader.smooth` on {smoothed['points']:,} points (weight {smoothed['weight']}): "
+                     f"{fmt(smoothed['vectorised']['median_s'], unit=' s')} against "
+                     f"{fmt(smoothed['loop']['median_s'], unit=' s')} for a plain loop of the same algorithm, "
+                     f"{ratio(smoothed['speedup'])} (goal ≥ {goal_smooth:g}×, met: "
+                     f"{yes_no(smoothed['speedup'] >= goal_smooth)}).")
     if extra.get("error"):
         parts.append(f"Error: `{extra['error']}`")
     return "\n\n".join(parts)

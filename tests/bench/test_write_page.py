@@ -75,6 +75,12 @@ def test_seeds_and_sweeps_section_shows_both_tools_and_a_missed_goal():
 
     failed = {"error": "timed out after 1800 s", "args": ["--reps", "3"]}
     assert "this run failed: `timed out after 1800 s`" in write_page.reduce_section(failed)
+    smoothed = dict(_reduce_extra(25.0, 0), smoothing={"points": 1_000_000, "weight": 0.6, "reps": 11,
+                                                       "vectorised": {"median_s": 0.01}, "loop": {"median_s": 0.16},
+                                                       "speedup": 16.0})
+    assert "`tensorboard.reader.smooth` on 1,000,000 points (weight 0.6): 0.01 s against 0.16 s for a plain loop" \
+        in write_page.reduce_section(smoothed)
+    assert "16.0× (goal ≥ 10×, met: yes)" in write_page.reduce_section(smoothed)
     partial = dict(_reduce_extra(25.0, 0), error="sweep: the appended points were never served")
     del partial["sweep_grouped"]
     assert "Error: `sweep: the appended points were never served`" in write_page.reduce_section(partial)

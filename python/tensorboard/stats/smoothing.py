@@ -34,11 +34,16 @@ def smooth(values: "Sequence[float] | np.ndarray", weight: float) -> np.ndarray:
     if not len(series) or bool(np.all(series == series[0])):
         return series
     finite = np.isfinite(series)
-    points = series[finite]
+    every = bool(finite.all())  # the usual case: no mask to gather and scatter through
+    points = series if every else series[finite]
     if w == 1.0:  # the average never moves from 0 and there is no bias to divide out
-        series[finite] = 0.0
-        return series
-    series[finite] = moving_average(points, w) / (1.0 - powers(w, len(points)))
+        smoothed = np.zeros(len(points))
+    else:
+        smoothed = moving_average(points, w)
+        smoothed /= 1.0 - powers(w, len(points))
+    if every:
+        return smoothed
+    series[finite] = smoothed
     return series
 
 

@@ -63,17 +63,19 @@ def moving_average(points: np.ndarray, w: float) -> np.ndarray:
     blocks = -(-n // _BLOCK)
     padded = np.zeros(blocks * _BLOCK)
     padded[:n] = points
-    grid = padded.reshape(blocks, _BLOCK)
     lag = np.arange(_BLOCK)[:, None] - np.arange(_BLOCK)[None, :]
     decay = np.where(lag >= 0, (1.0 - w) * w ** np.maximum(lag, 0), 0.0)  # decay[j, k]: point k's share at j
-    inside = grid @ decay.T  # each block's average as if it started from 0
+    grid = np.empty((blocks, _BLOCK + 1))  # each block's points, then the average it starts from
+    grid[:, :_BLOCK] = padded.reshape(blocks, _BLOCK)
+    grid[:, _BLOCK] = 0.0
     if blocks > 1:
-        # the average at a block's end carries into the next: c[b+1] = W c[b] + inside[b, -1], W = w^64
+        # a block's average from 0 at its end (u), and the carry c[b+1] = W c[b] + u[b], W = w^64
+        ends = grid[:-1, :_BLOCK] @ decay[-1]
         carry_weight = w ** _BLOCK
-        ends = inside[:-1, -1]
-        carried = moving_average(ends / (1.0 - carry_weight), carry_weight) if carry_weight < 1.0 else np.cumsum(ends)
-        inside[1:] += carried[:, None] * w ** np.arange(1, _BLOCK + 1)[None, :]
-    return inside.ravel()[:n]
+        grid[1:, _BLOCK] = moving_average(ends / (1.0 - carry_weight), carry_weight) if carry_weight < 1.0 \
+            else np.cumsum(ends)
+    kernel = np.vstack([decay.T, w ** np.arange(1, _BLOCK + 1)])  # the points' shares, then the carry's
+    return (grid @ kernel).ravel()[:n]
 
 
 def smoothed_column(frame, weight: float, by: tuple[str, ...] = ("run", "tag"), value: str = "value") -> np.ndarray:

@@ -93,3 +93,15 @@ def test_no_runs_is_an_error_not_an_empty_frame(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(ValueError, match="nothing to reduce"):
         reduce(tmp_path / "empty", "mean")
+
+
+def test_the_seed_runs_read_back_by_upstream(tmp_path):
+    """The seeds these tests reduce are what upstream's reader reads, value for value."""
+    from upstream import upstream_read
+
+    written = write_seeds(tmp_path, configs=("lr0.1",), seeds=2, steps=30)
+    runs = upstream_read(tmp_path)["runs"]
+    for name, tags in written.items():
+        for tag, values in tags.items():
+            assert [row[0] for row in runs[name]["scalars"][tag]] == list(range(30))
+            assert [row[2] for row in runs[name]["scalars"][tag]] == values.tolist()

@@ -102,7 +102,7 @@ done <<< "$PRESENT"
 # --- 3. the wheel (rebuilt only when its inputs changed) ----------------------
 step "the wheel (tools/pip_package/build_pip_package.sh dist)"
 bash tools/pip_package/build_pip_package.sh dist || die "wheel build failed"
-VERSION=$(sed -n 's/^__version__ *= *["'"'"']\([^"'"'"']*\)["'"'"'].*/\1/p' python/tensorboard/_version.py)
+VERSION=$(python3 tools/pip_package/version.py)
 WHEEL="dist/tensorboard-${VERSION}-py3-none-any.whl"
 [ -f "$WHEEL" ] || die "expected $WHEEL"
 WHEEL_SHA=$(sha256sum "$WHEEL" | cut -d' ' -f1)

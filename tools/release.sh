@@ -9,7 +9,7 @@ OUT_DIR=${1:-dist}
 die() { echo "release: ERROR: $*" >&2; exit 1; }
 
 bash tools/pip_package/build_pip_package.sh "$OUT_DIR" || die "wheel build failed"
-VERSION=$(sed -n 's/^__version__ *= *["'"'"']\([^"'"'"']*\)["'"'"'].*/\1/p' python/tensorboard/_version.py)
+VERSION=$(python3 tools/pip_package/version.py)
 WHEEL="tensorboard-${VERSION}-py3-none-any.whl"
 [ -f "$OUT_DIR/$WHEEL" ] || die "expected $OUT_DIR/$WHEEL"
 (cd "$OUT_DIR" && sha256sum "$WHEEL" > SHA256SUMS.tmp && mv SHA256SUMS.tmp SHA256SUMS \

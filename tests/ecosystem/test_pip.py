@@ -3,11 +3,12 @@
 import subprocess
 import sys
 
-from eco_helpers import REPO, eco_env
+from build_version import build_version, built_wheel
+from eco_helpers import eco_env
 
 
 def test_pip_install_tbparse_keeps_our_wheel(tmp_path):
-    (wheel,) = sorted((REPO / "dist").glob("tensorboard-*+standalone*.whl"))[-1:]
+    wheel = built_wheel()
     env_dir = tmp_path / "env"
     subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True)
     pip = [str(env_dir / "bin" / "python"), "-m", "pip"]
@@ -17,11 +18,11 @@ def test_pip_install_tbparse_keeps_our_wheel(tmp_path):
     assert "Uninstalling tensorboard" not in result.stdout
     frozen = subprocess.run(pip + ["list", "--format=freeze"], env=eco_env(), capture_output=True, text=True,
                             check=True).stdout
-    assert "tensorboard==2.21.0+standalone.1" in frozen.splitlines()
+    assert f"tensorboard=={build_version()}" in frozen.splitlines()
     assert "tbparse==0.0.9" in frozen.splitlines()
     check = subprocess.run(pip + ["check"], env=eco_env(), capture_output=True, text=True)
     assert check.returncode == 0, check.stdout
     probe = "import tensorboard, tbparse; print(tensorboard.__version__, tensorboard.SummaryWriter.__name__)"
     out = subprocess.run([str(env_dir / "bin" / "python"), "-c", probe], env=eco_env(), capture_output=True,
                          text=True, check=True).stdout.split()
-    assert out == ["2.21.0+standalone.1", "SummaryWriter"]
+    assert out == [build_version(), "SummaryWriter"]

@@ -45,7 +45,7 @@ if command -v flock >/dev/null && ! flock -n 9; then
   flock 9
 fi
 
-VERSION=$(sed -n 's/^__version__ *= *["'"'"']\([^"'"'"']*\)["'"'"'].*/\1/p' python/tensorboard/_version.py)
+VERSION=$("$PYTHON" tools/pip_package/version.py)
 [ -n "$VERSION" ] || die "no __version__ in python/tensorboard/_version.py"
 WHEEL_NAME="tensorboard-${VERSION}-py3-none-any.whl"
 INPUTS_STAMP="$OUT_DIR/.$WHEEL_NAME.inputs"
@@ -104,6 +104,11 @@ PY
 # Our logger package (with the protos generated above).
 cp -r python/tensorboard "$STAGE/tensorboard"
 find "$STAGE/tensorboard" \( -name '__pycache__' -o -name '*.pyc' -o -name '*.egg-info' \) -prune -exec rm -rf {} +
+# The build's version (a development label unless HEAD is the release tag) in both copies of _version.py:
+# the package's (`tensorboard.__version__`) and the runfiles' (the launcher's `tensorboard info`).
+"$PYTHON" tools/pip_package/version.py --stamp "$STAGE/tensorboard/_version.py" "$DEST/$WS/python/tensorboard/_version.py" \
+  || die "could not stamp the version $VERSION"
+grep -q "^__version__ = \"$VERSION\"$" "$STAGE/tensorboard/_version.py" || die "staged _version.py does not say $VERSION"
 
 # Reproducibility: no symlinks, fixed modes and mtimes.
 if [ -n "$(find "$STAGE" -type l)" ]; then die "symlinks left in staging: $(find "$STAGE" -type l | head)"; fi

@@ -280,6 +280,14 @@ def enable_our_modules(workspace_root, renderer):
         renderer.__path__.append(ours)
 
 
+def start_preload(args):
+    """Starts reading a local logdir our reader will serve in worker processes now, before the server's
+    imports, so it is read on the other core meanwhile (tensorboard.serving.preload)."""
+    from tensorboard.serving import preload  # pylint: disable=import-outside-toplevel  (ours, light)
+
+    preload.start_for(args)
+
+
 def data_path_loaders(program):
     """The --data_provider flag's loader, with upstream's program patched to honour it (our reader
     serves wherever upstream would use its Python loader)."""
@@ -325,6 +333,8 @@ def main(argv=None):
     if wants_info(args):
         print("\n".join(info_lines(workspace_root, renderer)))
         return 0
+    enable_our_modules(workspace_root, renderer)
+    start_preload(args)
 
     from absl import app  # pylint: disable=import-outside-toplevel
 

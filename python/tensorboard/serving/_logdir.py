@@ -17,6 +17,7 @@ from tensorboard.serving._groups import GroupRuns
 from tensorboard.serving._reading import MARK_BYTES, FileState, read_appended
 from tensorboard.serving._remote import RemoteRoot
 from tensorboard.serving._run import RunState
+from tensorboard.serving.preload import Preload, PreloadFailed, PreloadMismatch, share_of
 
 logger = logging.getLogger("tensorboard.serving")
 
@@ -34,10 +35,15 @@ class Logdir:
     """Every run under the given roots, keyed by run name as upstream's multiplexer names them."""
 
     def __init__(self, roots: dict, size_guidance: dict, default_size: int, purge_orphaned_data: bool = True,
-                 selection: Selection | None = None, groups: GroupRuns | None = None):
-        """`selection`: the runs served (--runs, --exclude); `groups`: the group runs served beside them."""
+                 selection: Selection | None = None, groups: GroupRuns | None = None, share: tuple | None = None,
+                 preload: Preload | None = None):
+        """`selection`: the runs served (--runs, --exclude); `groups`: the group runs served beside them;
+        `share`: (k, n), only the runs of preload worker k of n; `preload`: workers already reading the
+        logdir, whose runs the first reload adopts."""
         self._roots = roots  # path -> run name prefix (None: the logdir itself)
         self._selection = selection
+        self._share = share
+        self._preload = preload
         self._groups = groups
         self._group_states: dict[str, RunState] = {}
         self._sizes = size_guidance
@@ -55,9 +61,39 @@ class Logdir:
     def _new_state(self, name: str) -> RunState:
         return RunState(name, self._sizes, self._default_size, self._purge)
 
+    def plan(self) -> tuple:
+        """What decides the data read: sizes, purge rule and selection (a preload must have read with these)."""
+        return tuple(sorted(self._sizes.items())), self._default_size, self._purge, self._selection
+
+    def hand_over(self, per_chunk: int):
+        """Yields lists of (name, directory, data, files) of every run, dropping each from this Logdir."""
+        names = list(self._runs)
+        for k in range(0, len(names), per_chunk):
+            chunk = []
+            for name in names[k:k + per_chunk]:
+                run = self._runs.pop(name)
+                chunk.append((name, run.directory, run.state, run.files))
+            yield chunk
+
+    def _adopt_preload(self) -> None:
+        """Takes the preload's runs as they arrive; on a mismatch or a failure keeps what it took and
+        reads the rest itself."""
+        preload, self._preload = self._preload, None
+        try:
+            for chunk in preload.chunks(self.plan()):
+                for name, directory, state, files in chunk:
+                    run = self._runs[name] = _Run(directory, state)
+                    run.files = files
+        except (PreloadMismatch, PreloadFailed) as err:
+            logger.info("preload of the logdir not used (%s): reading it here", err)
+            preload.cancel()
+
     def reload(self) -> None:
         """Finds runs and files, drops vanished ones, reads what was appended since the last reload."""
         with self._reload_lock:
+            adopted = self._preload is not None
+            if adopted:
+                self._adopt_preload()
             found: dict[str, tuple[str, RemoteRoot | None, object]] = {}  # name -> (directory, root, files)
             for root, prefix in self._roots.items():
                 if is_remote(root):
@@ -76,6 +112,9 @@ class Logdir:
                     found.setdefault(prefixed(prefix, directory_run(root, directory)), (directory, None, names))
             if self._selection is not None:
                 found = {name: where for name, where in found.items() if self._selection.wants_run(name)}
+            if self._share is not None:
+                index, count = self._share
+                found = {name: where for name, where in found.items() if share_of(name, count) == index}
             for name in [n for n in self._runs if n not in found]:
                 del self._runs[name]
             remote_runs: dict[RemoteRoot, list] = {}
@@ -98,6 +137,8 @@ class Logdir:
             batch.flush()
             for run, (state, files) in swaps:
                 run.state, run.files = state, files
+            if adopted:  # in discovery order, as a server that read the logdir itself lists them
+                self._runs = {name: self._runs[name] for name in found if name in self._runs}
             for remote, runs in remote_runs.items():
                 self._reload_remote(remote, runs)
             if self._groups is not None:

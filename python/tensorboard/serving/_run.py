@@ -30,6 +30,15 @@ class RunState:
         self.first_wall: float | None = None
         self.rules = PurgeRules(self._purge_tags, PLUGIN_ACCUMULATOR)  # restarts, as upstream's server tells them
 
+    def __getstate__(self) -> dict:  # a preload worker sends runs to the server (serving._preload)
+        state = dict(self.__dict__)
+        del state["lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.lock = threading.RLock()
+
     # -- the accumulator's bookkeeping -------------------------------------------------------------
     def _new_series(self, tag: str, numeric: bool) -> Series:
         meta = self.metadata.get(tag)

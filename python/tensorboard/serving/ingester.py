@@ -11,6 +11,7 @@ import time
 from tensorboard.logdir.selection import CLI_FLAGS, Selection
 from tensorboard.serving._groups import GroupRuns
 from tensorboard.serving._logdir import Logdir
+from tensorboard.serving.preload import take_pending
 from tensorboard.serving.provider import StandaloneDataProvider
 
 logger = logging.getLogger("tensorboard.serving")
@@ -53,9 +54,11 @@ class StandaloneDataIngester:
 
     def __init__(self, flags):
         sizes, default = size_guidance(getattr(flags, "samples_per_plugin", None))
-        self._logdir = Logdir(logdir_roots(flags), sizes, default,
+        roots = logdir_roots(flags)
+        preload = take_pending(next(iter(roots))) if len(roots) == 1 else None
+        self._logdir = Logdir(roots, sizes, default,
                               purge_orphaned_data=getattr(flags, "purge_orphaned_data", True),
-                              selection=run_selection(flags), groups=run_groups(flags))
+                              selection=run_selection(flags), groups=run_groups(flags), preload=preload)
         self._provider = StandaloneDataProvider(self._logdir, flags.logdir or flags.logdir_spec)
         self._interval = float(getattr(flags, "reload_interval", 5.0))
         self._task = getattr(flags, "reload_task", "auto")

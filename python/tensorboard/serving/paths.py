@@ -136,7 +136,9 @@ def install(program, stderr=None) -> None:
             path = "standalone"
         else:
             from tensorboard.backend.event_processing import data_ingester
+            from tensorboard.serving.preload import cancel_pending
 
+            cancel_pending()
             ingester = original(self)
             path = "multiplexer" if isinstance(ingester, data_ingester.LocalDataIngester) else \
                 "grpc" if flags.grpc_data_provider else "native"

@@ -34,9 +34,14 @@ demo: install
 # Browser tests need chromium (apt); the installer adds it with --with-browser.
 test: INSTALL_FLAGS = --with-browser
 # TB_STRICT=1: a skipped test fails the run; REQUIRE_MXNET=1: MXNet tests never skip.
+# Then the core suite on every other supported Python (tools/test_pythons.py), and a check that testing left
+# the checkout as it was (tools/check_clean.sh).
 test: install
+	bash tools/check_clean.sh save
 	bash tools/test_envs.sh
 	TB_STRICT=1 REQUIRE_MXNET=1 $(VENV)/bin/python -m pytest -q tests
+	$(VENV)/bin/python tools/test_pythons.py run
+	bash tools/check_clean.sh check
 
 # The documentation site (MkDocs + Material + mkdocstrings) into site/, strict: a broken link fails.
 docs:

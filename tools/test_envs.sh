@@ -6,19 +6,21 @@
 #   .venv-protobuf-floor  protobuf at the floor of our declared range (6.31.1)
 #   .venv-mxnet    MXNet 1.9.1 with numpy 1.23.5 (tools/mxnet_env.sh)
 #   .venv-ecosystem our wheel under torch.utils.tensorboard, Lightning, transformers, accelerate, tbparse, IPython
-# PyTorch always comes from the CPU wheel in /opt/wheels, never from PyPI (CUDA builds).
+# PyTorch is always the CPU build (tools/torch_wheel.sh: /opt/wheels, else PyTorch's CPU index), never PyPI's CUDA one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 log() { echo "test_envs: $*"; }
 die() { echo "test_envs: ERROR: $*" >&2; exit 1; }
 
-TORCH_WHEEL=$(ls /opt/wheels/torch-2.13.0+cpu-*.whl 2>/dev/null | head -n1 || true)
-[ -n "$TORCH_WHEEL" ] || die "no CPU torch wheel in /opt/wheels (expected torch-2.13.0+cpu-*.whl)"
+TORCH_WHEEL=$(bash tools/torch_wheel.sh) || die "no CPU torch wheel (tools/torch_wheel.sh)"
 # The renderer pin (tools/renderer.pin: "<requirement> <sha256>") names the upstream release we read back with.
 RENDERER_REQUIREMENT=$(awk '!/^#/ && NF {print $1; exit}' tools/renderer.pin)
 [ -n "$RENDERER_REQUIREMENT" ] || die "tools/renderer.pin names no renderer"
 
+# docs/compatibility.md lists the versions each environment is tested with; they are installed as pip
+# constraints (pins ENV prints the file), so a new machine builds the environments the page states.
+pins() { mkdir -p "$1" && python3 tools/compat_table.py constraints "$1" > "$1/pins.txt" && echo "$1/pins.txt"; }
 stamp_ok() { [ -f "$1/.deps-stamp" ] && [ "$(cat "$1/.deps-stamp")" = "$2" ]; }
 stamp() { echo "$2" > "$1/.deps-stamp"; }
 
@@ -28,7 +30,7 @@ MAIN_DEPS="pytest pytest-timeout hypothesis crc32c numpy pillow matplotlib sciki
 moto[server] waitress s3fs fsspec boto3 playwright requests psutil keras dask[dataframe] distributed ruff"
 if ! stamp_ok .venv "$MAIN_DEPS $TORCH_WHEEL"; then
   log "installing test dependencies into .venv"
-  .venv/bin/pip install -q "$TORCH_WHEEL" $MAIN_DEPS
+  .venv/bin/pip install -q -c "$(pins .venv)" "$TORCH_WHEEL" $MAIN_DEPS
   stamp .venv "$MAIN_DEPS $TORCH_WHEEL"
 fi
 
@@ -38,7 +40,7 @@ if ! stamp_ok .venv-upstream "$UP_DEPS $TORCH_WHEEL"; then
   log "creating .venv-upstream ($UP_DEPS, torch from $TORCH_WHEEL)"
   [ -L .venv-upstream ] && rm -f .venv-upstream
   python3 -m venv .venv-upstream
-  .venv-upstream/bin/pip install -q "$TORCH_WHEEL" $UP_DEPS
+  .venv-upstream/bin/pip install -q -c "$(pins .venv-upstream)" "$TORCH_WHEEL" $UP_DEPS
   stamp .venv-upstream "$UP_DEPS $TORCH_WHEEL"
 fi
 
@@ -85,7 +87,7 @@ if ! stamp_ok .venv-ecosystem "$ECO_STAMP"; then
   echo "torch==$(basename "$TORCH_WHEEL" | cut -d- -f2)" > .venv-ecosystem/constraints.txt
   .venv-ecosystem/bin/pip install -q "$TORCH_WHEEL"
   .venv-ecosystem/bin/pip install -q "$OUR_WHEEL"
-  .venv-ecosystem/bin/pip install -q -c .venv-ecosystem/constraints.txt $ECO_DEPS
+  .venv-ecosystem/bin/pip install -q -c .venv-ecosystem/constraints.txt -c "$(pins .venv-ecosystem)" $ECO_DEPS
   ours=$(.venv-ecosystem/bin/python -c 'from importlib.metadata import version; print(version("tensorboard"))')
   [[ "$ours" == *+standalone* ]] || die ".venv-ecosystem: pip replaced our tensorboard with $ours"
   stamp .venv-ecosystem "$ECO_STAMP"

@@ -158,10 +158,22 @@ def workflow_commands():
 def test_ci_workflows_run_make_targets_that_exist():
     commands = workflow_commands()
     targets = set(re.findall(r"^([a-z][\w-]*):", (REPO / "Makefile").read_text(), re.M))
-    made = [l for lines in commands.values() for l in lines if re.match(r"(sudo (-E )?)?make ", l)]
+    prefix = r'^(sudo (-E )?)?(env ("?\w+=\S*"?\s+)+)?make '
+    made = [l for lines in commands.values() for l in lines if re.match(prefix, l)]
     assert made, commands
     for line in made:
-        for target in re.sub(r"^(sudo (-E )?)?make ", "", line).split():
+        for target in re.sub(prefix, "", line).split():
             assert "=" in target or target.startswith("-") or target in targets, line
     assert any(re.search(r"\bmake test\b", l) for l in commands["test.yml"])
     assert any(re.search(r"\bmake release\b", l) for l in commands["release.yml"])
+
+
+def test_the_test_workflow_runs_on_every_supported_python():
+    """The public workflow provides the Pythons of tools/test_pythons.py's matrix; the last is python3."""
+    doc = yaml.safe_load((WORKFLOWS / "test.yml").read_text())
+    steps = doc["jobs"]["test"]["steps"]
+    setup = next(step for step in steps if step.get("uses", "").startswith("actions/setup-python"))
+    listed = setup["with"]["python-version"].split()
+    supported = re.search(r"^SUPPORTED = \(([^)]*)\)", (REPO / "tools" / "test_pythons.py").read_text(), re.M).group(1)
+    assert sorted(listed) == sorted(re.findall(r'"([\d.]+)"', supported))
+    assert listed[-1] == "3.11"  # python3, whose CPU torch wheel the framework suites use

@@ -75,7 +75,8 @@ setup(
     long_description=read_readme(),
     long_description_content_type="text/markdown",
     license="Apache-2.0",
-    python_requires=">=3.9",
+    # The Pythons `make test` runs the core suite on (tools/envs/pythons.sh, docs/compatibility.md).
+    python_requires=">=3.10",
     packages=sorted(
         find_namespace_packages(include=["tensorboard", "tensorboard.*"])
         + ["tensorboard_standalone_renderer"]
@@ -94,6 +95,11 @@ setup(
     zip_safe=False,
     classifiers=[
         "Programming Language :: Python :: 3",
+        "Programming Language :: Python :: 3 :: Only",
+        "Programming Language :: Python :: 3.10",
+        "Programming Language :: Python :: 3.11",
+        "Programming Language :: Python :: 3.12",
+        "Programming Language :: Python :: 3.13",
         "License :: OSI Approved :: Apache Software License",
     ],
 )

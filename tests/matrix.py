@@ -1,0 +1,41 @@
+"""The Python matrix (tools/test_pythons.py): the core suite on each supported Python, without frameworks.
+
+Under TB_MATRIX=1 the frameworks below are not installed (torch's CPU wheel exists for one Python only);
+a test that needs one skips naming it, and tests/conftest.py lets exactly those skips pass under
+TB_STRICT=1. Everywhere else every framework is installed and no skip passes.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+ABSENT_FRAMEWORKS = ("torch", "jax", "flax", "keras", "lightning", "transformers", "accelerate", "mxnet", "onnx",
+                     "tensorflow", "tensorboardX")
+SKIP_PREFIX = "framework absent in the Python matrix:"
+_IMPORTS = re.compile(r"^\s*(?:import|from)\s+(\w+)", re.M)
+_IMPORTORSKIP = re.compile(r"could not import '(\w+)")
+
+
+def in_matrix() -> bool:
+    """True in a matrix run (tools/test_pythons.py sets TB_MATRIX=1)."""
+    return os.environ.get("TB_MATRIX") == "1"
+
+
+def skip_for_absent_frameworks(code: str) -> None:
+    """In a matrix run, skips the calling test when `code` imports a framework the matrix leaves out."""
+    if in_matrix():
+        absent = sorted(set(_IMPORTS.findall(code)) & set(ABSENT_FRAMEWORKS))
+        if absent:
+            pytest.skip(f"{SKIP_PREFIX} {', '.join(absent)}")
+
+
+def allowed_skip(reason: str) -> bool:
+    """Whether a skip with this reason passes TB_STRICT: only in a matrix run, only for an absent framework."""
+    if not in_matrix():
+        return False
+    if reason.startswith(SKIP_PREFIX):
+        return True
+    missing = _IMPORTORSKIP.search(reason)
+    return bool(missing) and missing.group(1) in ABSENT_FRAMEWORKS

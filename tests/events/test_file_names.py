@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 
+from matrix import skip_for_absent_frameworks
 from upstream import upstream_python
 
 from tensorboard.events import file_names
@@ -62,6 +63,7 @@ def names_written(python: str, writes: str, logdir, pythonpath: str) -> tuple[st
 
 
 def test_every_entry_point_names_files_as_upstream_does(tmp_path):
+    skip_for_absent_frameworks(OURS)
     host = re.escape(__import__("socket").gethostname())
     up_pid, upstream = names_written(upstream_python(), UPSTREAM, tmp_path / "up", "")
     our_pid, ours = names_written(sys.executable, OURS, tmp_path / "ours", os.path.join(REPO, "python"))

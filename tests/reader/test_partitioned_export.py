@@ -74,6 +74,8 @@ def test_duckdb_and_pyarrow_read_the_same_rows_as_summary_reader(logdir, tmp_pat
 def test_run_names_are_percent_encoded_one_directory_each():
     assert encode_run("") == "run="
     assert encode_run("a b/c=d%ü") == "run=a%20b%2Fc%3Dd%25%C3%BC"
+    assert encode_run("null") == "run=%6Eull" and encode_run("NULL") == "run=%4EULL"  # DuckDB < 2: no null run
+    assert encode_run("nullable") == "run=nullable"
     with pytest.raises(ValueError, match="null run"):
         encode_run("__HIVE_DEFAULT_PARTITION__")
 

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from matrix import in_matrix
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -37,6 +38,8 @@ def start_launcher(logdir: Path, tmp: Path, *flags: str, env_extra=None) -> Serv
 
 def _write(kind: str, logdir: Path) -> None:
     python = str(UPSTREAM_PYTHON) if kind == "tbx" else sys.executable
+    if kind == "torch" and in_matrix():  # torch writes its logdir on the Python its CPU wheel exists for
+        python = str(REPO / ".venv" / "bin" / "python")
     env = clean_env() if kind == "tbx" else clean_env(PYTHONPATH=str(REPO / "python"))
     out = subprocess.run([python, str(HERE / "write_logdirs.py"), kind, str(logdir)], env=env,
                          capture_output=True, text=True, timeout=DEADLINE_S)

@@ -188,7 +188,7 @@ RAW = dict(min=-1.0, max=2.0, num=3, sum=1.5, sum_squares=5.25, bucket_limits=[0
 
 
 def test_raw_histogram_keeps_what_it_is_given(tmp_path):
-    import torch
+    torch = pytest.importorskip("torch")
 
     with tensorboard.SummaryWriter(tmp_path) as writer:
         writer.add_histogram_raw("raw", **dict(RAW, bucket_limits=np.array(RAW["bucket_limits"]),

@@ -32,7 +32,7 @@ def test_integer_colors_faces_and_wide_vertices_keep_their_values():
 
 
 def test_whole_number_float_faces_are_indices():  # torch.Tensor([...]) is float32
-    import torch
+    torch = pytest.importorskip("torch")
 
     proto = summary.mesh("m", np.zeros((4, 3)), faces=torch.Tensor([[[0, 1, 2], [0, 2, 3]]]))
     assert np.frombuffer(proto.value[1].tensor.tensor_content, np.int32).tolist() == [0, 1, 2, 0, 2, 3]

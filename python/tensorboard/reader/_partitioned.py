@@ -24,7 +24,10 @@ def encode_run(name: str) -> str:
     if name == _HIVE_NULL:
         raise ValueError(f"run {name!r}: Hive readers (pyarrow, DuckDB) read this name as a null run; "
                          "rename the directory or export to one file")
-    return f"{PARTITION_COLUMN}={quote(name, safe=_SAFE)}"
+    encoded = quote(name, safe=_SAFE)
+    if encoded.lower() == "null":  # DuckDB before 2.0 reads a bare null as a null run: encode its first letter
+        encoded = f"%{ord(encoded[0]):02X}{encoded[1:]}"
+    return f"{PARTITION_COLUMN}={encoded}"
 
 
 def table_of(frame):

@@ -1,6 +1,7 @@
 """tbparse (the reference) run on a logdir in .venv-upstream, and peer-written logdirs, for our tests."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import pickle
@@ -12,6 +13,9 @@ import pandas as pd
 from upstream import upstream_python
 
 TOOLS = Path(__file__).resolve().parent.parent / "tools"
+_spec = importlib.util.spec_from_file_location("object_strings", TOOLS / "object_strings.py")
+_object_strings = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_object_strings)
 
 
 def _run(args: list[str]) -> None:
@@ -38,12 +42,7 @@ def write_peer_logs(mode: str, logdir) -> None:
 
 def normalized(frame: pd.DataFrame) -> pd.DataFrame:
     """String columns as object: pandas picks pyarrow- or python-backed strings by what is installed."""
-    frame = frame.copy()
-    frame.columns = pd.Index(list(frame.columns), dtype=object)
-    for column in frame.columns:
-        if isinstance(frame[column].dtype, pd.StringDtype):
-            frame[column] = frame[column].astype(object)
-    return frame
+    return _object_strings.object_strings(frame)
 
 
 def assert_same(ours: pd.DataFrame, theirs) -> None:

@@ -7,23 +7,10 @@ import json
 import pickle
 import sys
 
-import pandas as pd
+from object_strings import object_strings
 from tbparse import SummaryReader
 
 KINDS = ("scalars", "tensors", "histograms", "text", "hparams")
-
-
-def portable(frame):
-    """String columns (and labels) as object: a pandas 3 string column unpickles in no pandas 2, and the
-    tests compare strings as object anyway (tbparse_ref.normalized)."""
-    if not isinstance(frame, pd.DataFrame):
-        return frame
-    frame = frame.copy()
-    frame.columns = pd.Index(list(frame.columns), dtype=object)
-    for column in frame.columns:
-        if isinstance(frame[column].dtype, pd.StringDtype):
-            frame[column] = frame[column].astype(object)
-    return frame
 
 
 def main() -> None:
@@ -33,7 +20,7 @@ def main() -> None:
     frames = {}
     for kind in KINDS:
         try:
-            frames[kind] = portable(reader.get_events(kind))
+            frames[kind] = object_strings(reader.get_events(kind))  # any pandas unpickles it
         except Exception as err:  # recorded, so the test shows what tbparse said
             frames[kind] = f"{type(err).__name__}: {err}"
     frames["tags"] = {kind: reader.tags.get(kind) for kind in KINDS}

@@ -13,12 +13,13 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 
 
 @contextmanager
-def chromium() -> Iterator:
-    """A running headless Chromium (a Playwright Browser), closed on exit."""
+def chromium(**launch_options) -> Iterator:
+    """A running headless Chromium (a Playwright Browser), closed on exit; `launch_options` go to Playwright's
+    `launch` (e.g. `env`)."""
     from playwright import sync_api
 
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, **launch_options)
         try:
             yield browser
         finally:

@@ -112,22 +112,54 @@ class Server:
 
     def children(self):
         """Command lines of the launcher's descendant processes."""
-        parents, cmds = {}, {}
-        for d in Path("/proc").iterdir():
-            if not d.name.isdigit():
-                continue
-            try:
-                stat = (d / "stat").read_text()
-                cmds[int(d.name)] = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            except OSError:
-                continue
-            parents[int(d.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-        found, frontier = [], {self.proc.pid}
-        while frontier:
-            nxt = {p for p, pp in parents.items() if pp in frontier}
-            found += [cmds[p] for p in nxt]
-            frontier = nxt
-        return found
+        return list(descendants(processes(), {self.proc.pid}).values())
+
+
+def processes():
+    """{pid: (parent pid, state, command line)} of every process in /proc; state "Z" is a zombie (it has exited,
+    and a parent, or a PID 1 that reaps nothing, has not collected it)."""
+    table = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        table[int(d.name)] = (int(fields[1]), fields[0], cmd)
+    return table
+
+
+def descendants(table, pids):
+    """{pid: command line} of the processes of `table` (processes()) below `pids`: children, theirs, ..."""
+    found, frontier = {}, set(pids)
+    while frontier:
+        frontier = {p for p, (parent, _, _) in table.items() if parent in frontier}
+        found.update((p, table[p][2]) for p in frontier)
+    return found
+
+
+def tagged(name, value):
+    """{pid: command line} of the running processes (zombies aside) whose environment holds `name`=`value`, and
+    of the processes below them: a variable set on what a test starts finds that, wherever it was reparented."""
+    entry = ("%s=%s" % (name, value)).encode()
+    table = {pid: row for pid, row in processes().items() if row[1] != "Z"}
+    found = {}
+    for pid, (_, _, cmd) in table.items():
+        try:
+            if entry in Path("/proc/%d/environ" % pid).read_bytes().split(b"\0"):
+                found[pid] = cmd
+        except OSError:
+            continue
+    return {**found, **descendants(table, found)}
+
+
+def still_running(started):
+    """The processes of `started` ({pid: command line}) that still run: the same pid and command line, no zombie."""
+    table = processes()
+    return {pid: cmd for pid, cmd in started.items()
+            if pid in table and table[pid][1] != "Z" and table[pid][2] == cmd}
 
 
 def start_server(venv, logdir, tmp_path, *flags, env_extra=None):

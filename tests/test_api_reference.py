@@ -17,9 +17,9 @@ from docs_site import REPO, build_site, inventory
 import tensorboard
 
 API_PAGES = REPO / "docs" / "api"
-MODULES = ["mxboard", "summary", "reader", "reader.export", "projector", "graph", "graph.pytorch", "graph.mxnet",
-           "graph.onnx", "graph.jax", "integrations.pytorch", "integrations.mxnet", "integrations.keras", "distributed",
-           "summary.writer.event_file_writer", "event_file", "convert"]
+MODULES = ["mxboard", "summary", "reader", "reader.export", "report", "projector", "graph", "graph.pytorch",
+           "graph.mxnet", "graph.onnx", "graph.jax", "integrations.pytorch", "integrations.mxnet", "integrations.keras",
+           "distributed", "summary.writer.event_file_writer", "event_file", "convert"]
 WRITERS = ["SummaryWriter", "FileWriter", "GlobalSummaryWriter"]
 # Names a module re-exports from private modules, which users meet (raised, warned, called).
 RE_EXPORTED = {"event_file": ["EventWriteWarning", "flush_open_writers", "WriterClosedError"]}
@@ -90,3 +90,50 @@ def test_every_api_page_is_in_the_nav():
     nav = (REPO / "mkdocs.yml").read_text()
     for page in API_PAGES.glob("*.md"):
         assert f"api/{page.name}" in nav, page.name
+
+
+def _shown_objects() -> list[str]:
+    """Every object the API pages show, by its anchor (`tensorboard.reader.read_scalars`, ...)."""
+    site = build_site()[0]
+    return [name for page in sorted((site / "api").glob("*/index.html"))
+            for name in re.findall(r'<h\d id="(tensorboard[\w.]*)" class="doc doc-heading"', page.read_text())]
+
+
+def _resolve(name: str):
+    """The object named `tensorboard.module.Class.member` (None for an instance attribute)."""
+    parts = name.split(".")
+    for split in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:split]))
+        except ImportError:
+            continue
+        for part in parts[split:]:
+            obj = inspect.getattr_static(obj, part, None) if inspect.isclass(obj) else getattr(obj, part, None)
+        return obj.__func__ if isinstance(obj, (staticmethod, classmethod)) else obj
+    return None
+
+
+def _needs_args_section(obj) -> bool:
+    """Whether a function or class shown in the reference takes arguments but documents none under `Args:`.
+
+    A class's arguments are its constructor's, documented in the class or `__init__` docstring (the
+    reference merges them); docstrings are the object's own, as the reference shows them (not inherited)."""
+    if inspect.isclass(obj):
+        if issubclass(obj, BaseException) or obj.__init__ is object.__init__:
+            return False
+        function, doc = obj.__init__, (obj.__doc__ or "") + (obj.__init__.__doc__ or "")
+    elif inspect.isfunction(obj):
+        function, doc = obj, obj.__doc__ or ""
+    else:
+        return False
+    params = [p for p in inspect.signature(function).parameters if p not in ("self", "cls")]
+    return bool(params) and not re.search(r"^\s*Args:\s*$", doc, re.M)
+
+
+def test_every_callable_in_the_reference_documents_its_arguments(monkeypatch):
+    """A function, method or class on the API pages that takes arguments has an `Args:` section."""
+    monkeypatch.setenv("KERAS_BACKEND", os.environ.get("KERAS_BACKEND", "numpy"))
+    shown = _shown_objects()
+    assert "tensorboard.SummaryWriter.add_scalar" in shown and "tensorboard.report.export_report" in shown
+    offenders = [name for name in shown if _needs_args_section(_resolve(name))]
+    assert not offenders, f"no Args: section, though they take arguments: {offenders}"

@@ -35,17 +35,37 @@ def _env_int(env: Mapping[str, str], names: tuple[str, ...]) -> int | None:
 
 
 def detect_rank(env: Mapping[str, str] | None = None) -> tuple[int | None, int | None]:
-    """(rank, world_size) from the launcher's environment variables, None where not set.
+    """This process's rank and the world size, from the launcher's environment variables.
 
     The global rank is read from RANK (torchrun), OMPI_COMM_WORLD_RANK (Open MPI), PMI_RANK
     (MPICH, Intel MPI), SLURM_PROCID, then LOCAL_RANK (single-node launchers), the first set.
+
+    Args:
+        env: The environment to read; None: `os.environ`.
+
+    Returns:
+        (rank, world_size), None where not set.
+
+    Raises:
+        ValueError: A variable that is not an integer.
     """
     env = os.environ if env is None else env
     return _env_int(env, RANK_VARIABLES), _env_int(env, WORLD_SIZE_VARIABLES)
 
 
 def check_write_ranks(write_ranks: Any) -> Collection[int] | str:
-    """`write_ranks` validated: "all" or a collection of non-negative ints."""
+    """`write_ranks` validated.
+
+    Args:
+        write_ranks: "all", one rank, or a collection of non-negative int ranks.
+
+    Returns:
+        "all", or a frozenset of the ranks.
+
+    Raises:
+        TypeError: Not "all", an int or a collection.
+        ValueError: A rank that is not a non-negative int.
+    """
     if write_ranks == "all":
         return "all"
     if isinstance(write_ranks, int) and not isinstance(write_ranks, bool):
@@ -61,7 +81,21 @@ def check_write_ranks(write_ranks: Any) -> Collection[int] | str:
 
 def resolve(rank: int | None, write_ranks: Any = (0,), rank_subdir: bool = False,
             env: Mapping[str, str] | None = None) -> tuple[bool, str | None]:
-    """(this process writes, sub-run name or None) for the given options and environment."""
+    """Whether this process writes, and where, for `SummaryWriter`'s options and the environment.
+
+    Args:
+        rank: This process's rank; None: from the environment (not distributed without one, or
+            with a world size of 1).
+        write_ranks: The ranks that write, or "all".
+        rank_subdir: Give each writing rank its own sub-run `rank<k>`.
+        env: The environment to read; None: `os.environ`.
+
+    Returns:
+        (this process writes, its sub-run name or None).
+
+    Raises:
+        ValueError: A `rank` or `write_ranks` that is not a non-negative int (or "all").
+    """
     if rank is not None and (not isinstance(rank, int) or isinstance(rank, bool) or rank < 0):
         raise ValueError(f"rank must be a non-negative int or None, got {rank!r}")
     ranks = check_write_ranks(write_ranks)
@@ -75,7 +109,13 @@ def resolve(rank: int | None, write_ranks: Any = (0,), rank_subdir: bool = False
 
 
 class NullSummaryWriter:
-    """What a non-writing rank gets: every `add_*`, `flush` and `close` does nothing; no file is created."""
+    """What a non-writing rank gets: every `add_*`, `flush` and `close` does nothing; no file is created.
+
+    Args:
+        logdir: The logdir the writer would have had (`get_logdir` returns it; None: "./runs").
+        *args: The writer's other arguments, ignored.
+        **kwargs: Likewise; `log_dir` stands for `logdir`, and `rank` is kept as `rank`.
+    """
 
     def __init__(self, logdir: str | os.PathLike | None = None, *args: Any, **kwargs: Any):
         self._logdir = os.fspath(logdir if logdir is not None else kwargs.get("log_dir") or "./runs")
@@ -107,10 +147,20 @@ class NullSummaryWriter:
 
     @contextlib.contextmanager
     def use_metadata(self, *, global_step=None, walltime=None):
+        """A `with` block that changes nothing.
+
+        Args:
+            global_step: Ignored.
+            walltime: Ignored.
+        """
         yield self
 
     def export_scalars_to_json(self, path) -> None:
-        """Writes an empty record: this rank logged nothing."""
+        """Writes an empty record: this rank logged nothing.
+
+        Args:
+            path: The JSON file to write ("{}").
+        """
         with open(os.fspath(path), "w", encoding="utf-8") as out:
             out.write("{}")
 
@@ -134,7 +184,14 @@ _null_classes: dict[type, type] = {}
 
 
 def null_writer_class(base: type) -> type:
-    """A subclass of `base` (so isinstance checks hold) whose every `add_*`, `flush` and `close` does nothing."""
+    """A subclass of `base` (so isinstance checks hold) whose every `add_*`, `flush` and `close` does nothing.
+
+    Args:
+        base: A writer class (`SummaryWriter` or a subclass).
+
+    Returns:
+        The class, made once per `base`.
+    """
     cls = _null_classes.get(base)
     if cls is None:
         namespace = {name: _noop for name in dir(base) if name.startswith("add_")}

@@ -91,6 +91,15 @@ def tsv_chunks(matrix: np.ndarray) -> Iterator[bytes]:
     """`tsv_bytes(matrix)` in pieces of whole rows, so a large embedding is never formatted (or held) at once.
 
     Memory stays ~3 MB whatever the matrix size; joined, the pieces equal `tsv_bytes(matrix)`.
+
+    Args:
+        matrix: A 2-D array of numbers.
+
+    Returns:
+        An iterator of TSV bytes.
+
+    Raises:
+        ValueError: Not 2-D.
     """
     matrix = np.asarray(matrix)
     if matrix.ndim != 2:
@@ -105,10 +114,16 @@ def tsv_chunks(matrix: np.ndarray) -> Iterator[bytes]:
 
 
 def tsv_bytes(matrix: np.ndarray) -> bytes:
-    """A float32 matrix as TSV rows of 9-significant-digit numbers ("-1.23456789e-05").
+    """A matrix, as float32, in TSV rows of 9-significant-digit numbers ("-1.23456789e-05").
 
-    Rows with NaN or ±Inf anywhere in the matrix use "%.9g" formatting for every number.
+    With NaN or ±Inf anywhere in the matrix, every number is formatted with "%.9g".
     `tsv_chunks` yields the same bytes piece by piece (what `write_embedding` streams to disk).
+
+    Args:
+        matrix: A 2-D array of numbers.
+
+    Returns:
+        The TSV bytes.
     """
     return b"".join(tsv_chunks(matrix))
 
@@ -194,8 +209,18 @@ def _metadata_bytes(metadata: Any, rows: int, header: Optional[Sequence[str]]) -
 
 
 def sprite_image(label_img: Any, rows: int) -> Optional[np.ndarray]:
-    """Tiles NCHW thumbnails into the square sprite grid the projector expects (HWC uint8); None when
-    that grid would be wider than the _MAX_SPRITE_PX the Projector loads."""
+    """Tiles thumbnails into the square sprite grid the Projector expects.
+
+    Args:
+        label_img: N thumbnails, NCHW (1, 3 or 4 channels) or NHW.
+        rows: N, the embedding's number of points.
+
+    Returns:
+        The sprite, HWC uint8; None when it would be wider than the 8192 px the Projector loads.
+
+    Raises:
+        ValueError: Another shape, or not one thumbnail per point.
+    """
     images = to_numpy(label_img, "label_img")
     if images.ndim == 3:  # N, H, W
         images = images[:, np.newaxis]
@@ -266,10 +291,26 @@ def write_embedding(fs, run_dir: str, mat: Any, metadata: Any = None, label_img:
                     global_step: Optional[int] = None, metadata_header: Optional[Sequence[str]] = None) -> str:
     """Writes one embedding's files and merges its entry into `<run_dir>/projector_config.pbtxt`.
 
-    `fs` is a storage object (makedirs, write_bytes, read_bytes, join; write_chunks if it has it).
-    tensors.tsv is formatted and written in row blocks, so memory does not grow with `mat`. `mat`: (N, D) numbers;
-    `metadata`: N labels (or N rows of columns, with `metadata_header`); `label_img`: N NCHW
-    thumbnails. An entry with the same tensor name is replaced. Returns the subdirectory used.
+    tensors.tsv is formatted and written in row blocks, so memory does not grow with `mat`. An
+    entry with the same tensor name is replaced. Everything is checked before anything is written.
+
+    Args:
+        fs: A storage object (makedirs, write_bytes, read_bytes, join; write_chunks if it has it).
+        run_dir: The run's directory.
+        mat: (N, D) numbers.
+        metadata: N labels, or N rows of columns with `metadata_header`.
+        label_img: N thumbnails, NCHW.
+        tag: The embedding's name.
+        global_step: A non-negative step; the files go to `<step:05d>/<tag>/` (`<tag>/` without one).
+        metadata_header: Column names, for labels of two or more columns.
+
+    Returns:
+        The subdirectory written.
+
+    Raises:
+        TypeError: An empty or non-str tag, or non-numeric `mat`.
+        ValueError: A `mat` that is not a non-empty 2-D array (or too large for the Projector), bad
+            labels or thumbnails, or a tag the Projector would confuse with another embedding's.
     """
     matrix = check_numeric(to_numpy(mat, "mat"), "mat")
     if matrix.ndim != 2 or matrix.shape[0] == 0 or matrix.shape[1] == 0:

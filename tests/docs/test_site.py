@@ -15,7 +15,7 @@ NAV_PAGES = ["index", "workflows/pytorch", "workflows/torch-utils-tensorboard", 
              "workflows/transformers", "workflows/jax", "workflows/keras", "workflows/mxnet", "workflows/sharing",
              "workflows/large-sweeps", "workflows/seeds", "logging", "reading", "troubleshooting",
              "guarantees", "refusals", "gpu", "moving-over", "packaging", "compatibility", "api/index",
-             "api/tensorboard", "api/mxboard", "api/summary", "api/reader", "api/projector", "api/graph",
+             "api/tensorboard", "api/mxboard", "api/summary", "api/reader", "api/report", "api/projector", "api/graph",
              "api/integrations",
              "api/distributed", "api/event_file_writer", "api/event_file", "api/convert", "benchmarks",
              "architecture", "design-decisions", "development"]

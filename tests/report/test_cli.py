@@ -72,8 +72,21 @@ def test_an_existing_page_is_kept_without_force(report_logdir, tmp_path):
     result = run_module("tensorboard.cli.export", "--logdir", report_logdir, "--out", out)
     assert result.returncode == 2 and "exists; pass --force" in result.stderr
     assert out.read_text() == "keep me"
-    export_report(str(report_logdir), str(out), force=True)
+    result = run_module("tensorboard.cli.export", "--logdir", report_logdir, "--out", out, "--force", "--quiet")
+    assert result.returncode == 0, result.stderr
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_export_report_refuses_an_existing_page_unless_forced(report_logdir, tmp_path):
+    """The Python function refuses as the command does: an existing page is replaced only with force=True."""
+    out = tmp_path / "report.html"
+    out.write_text("keep me")
+    with pytest.raises(FileExistsError, match="exists; pass --force"):
+        export_report(str(report_logdir), str(out))
+    assert out.read_text() == "keep me"
+    written = export_report(str(report_logdir), str(out), force=True)
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert written["bytes"] == out.stat().st_size
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"]  # no temporary file left
 
 

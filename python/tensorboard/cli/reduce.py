@@ -52,7 +52,15 @@ def parser() -> argparse.ArgumentParser:
 
 
 def check_out_runs(out: str, force: bool) -> None:
-    """Refuses an existing `out` unless `force` and it holds event files only (what reduce writes)."""
+    """Refuses an existing `out` unless `force` and it holds event files only (what reduce writes).
+
+    Args:
+        out: The output directory.
+        force: Replace an existing, non-empty `out`.
+
+    Raises:
+        FileExistsError: `out` is a file, or exists without `force`, or holds other files.
+    """
     if os.path.lexists(out) and not os.path.isdir(out):
         raise FileExistsError(f"--out {out!r} is a file; reduce writes a directory")
     if not os.path.isdir(out) or not os.listdir(out):
@@ -67,9 +75,18 @@ def check_out_runs(out: str, force: bool) -> None:
 
 
 def write_reduced(frame, out: str, ops: tuple[str, ...], band: str = "std") -> int:
-    """Writes `frame` (`tensorboard.reader.reduce`'s layout) below `out`: a run per op and a band run
-    per group (tag, tag/lower, tag/upper), the Custom Scalars layout in the first band run. Each run
-    is one event file whose scalar events are encoded together (`events.bulk`). Returns how many runs."""
+    """Writes reduced runs below `out`: a run per op and a band run per group (tag, tag/lower,
+    tag/upper), the Custom Scalars layout in the first band run; each run is one event file.
+
+    Args:
+        frame: `tensorboard.reader.reduce`'s DataFrame, with the columns of `ops` and of the band.
+        out: The directory to write into.
+        ops: The ops to write a run for.
+        band: "std" (mean ± std) or "minmax" (min to max).
+
+    Returns:
+        How many runs were written.
+    """
     groups = frame.groupby("group", sort=True) if "group" in frame.columns else [(None, frame)]
     wall = time.time()
     written = 0
@@ -103,7 +120,14 @@ def _write_run(directory: str, series: list, wall: float, summary=None) -> None:
 
 
 def layout_for(frame) -> dict:
-    """One margin chart per tag: a band run's mean with its lower and upper bounds."""
+    """One margin chart per tag: a band run's mean with its lower and upper bounds.
+
+    Args:
+        frame: `tensorboard.reader.reduce`'s DataFrame.
+
+    Returns:
+        {tag: ["Margin", [tag, tag/lower, tag/upper]]}, `add_custom_scalars`'s chart format.
+    """
     return {tag: ["Margin", [tag, f"{tag}/lower", f"{tag}/upper"]] for tag in dict.fromkeys(frame["tag"])}
 
 
@@ -114,7 +138,14 @@ def _band(rows, band: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Runs `tensorboard reduce ARGV`; returns the exit status."""
+    """Runs `tensorboard reduce ARGV`.
+
+    Args:
+        argv: The command line's arguments; None: `sys.argv[1:]`.
+
+    Returns:
+        The exit status: 0 done, 1 reading or writing failed, 2 invalid arguments.
+    """
     args = parser().parse_args(argv)
     try:
         ops = check_ops(args.ops, "--ops")

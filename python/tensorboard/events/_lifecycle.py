@@ -55,7 +55,14 @@ def track(writer, encoder: Encoder | None) -> None:
 
 
 def flush_open_writers(timeout: float = 10.0) -> bool:
-    """Flushes every open writer of this process, giving up after `timeout` seconds; True if all finished."""
+    """Flushes every open writer of this process, giving up after `timeout` seconds; never raises.
+
+    Args:
+        timeout: Seconds to give up after, for all writers together.
+
+    Returns:
+        True if every writer finished.
+    """
     deadline = time.monotonic() + timeout
     ok = True
     for writer in list(_open_writers):

@@ -51,22 +51,26 @@ class _Barrier:
 class EventFileWriter:
     """Writes serialized `Event`s to one new event file in `logdir`, in order, from a background thread.
 
-    max_queue: queued events that wake the writer thread for a batch write.
-    flush_secs: longest time an event waits in memory before it is written (and, on object
-        stores, uploaded).
-    max_pending_bytes: memory bound of the queue; `write` blocks while it is exceeded.
-    fsync: also fsync on every flush, for power-loss durability.
-    on_error: "raise" (default): the first I/O error is raised at the next write/flush/close and
-        the writer stays failed. "warn": warn once, drop and count (`dropped_events`) what cannot
-        be written, retry with backoff (1 s doubling to 60 s), open a new file if the old one is
-        gone or damaged, and warn again once writing works.
-    max_file_bytes: start a new event file (a later name in the same run) once the current one
-        is this big; default None for local files, 16 MiB on object stores (bounds the upload buffer).
-    max_pending_snapshot_bytes: device bytes that queued deferred values (write_deferred) may hold.
-    source_writer: recorded in each file's first event as `source_metadata.writer` (upstream's
-        EventFileWriter records its module name there); empty: no source_metadata.
-    encoder: the background encoder of deferred events (FileWriter passes tensorboard.values.background);
-        None: the writer thread encodes them itself when it writes them.
+    Args:
+        logdir: The run directory, or a URL.
+        max_queue: Queued events that wake the writer thread for a batch write.
+        flush_secs: Longest time an event waits in memory before it is written (and, on object
+            stores, uploaded).
+        filename_suffix: Appended to the file's name (no path separators).
+        max_pending_bytes: Memory bound of the queue; `write` blocks while it is exceeded.
+        fsync: Also fsync on every flush, for power-loss durability.
+        storage: The storage layer to write through; None: the one of `logdir`.
+        on_error: "raise" (default): the first I/O error is raised at the next write/flush/close and
+            the writer stays failed. "warn": warn once, drop and count (`dropped_events`) what cannot
+            be written, retry with backoff (1 s doubling to 60 s), open a new file if the old one is
+            gone or damaged, and warn again once writing works.
+        max_file_bytes: Start a new event file (a later name in the same run) once the current one
+            is this big; default None for local files, 16 MiB on object stores (bounds the upload buffer).
+        source_writer: Recorded in each file's first event as `source_metadata.writer` (upstream's
+            EventFileWriter records its module name there); empty: no source_metadata.
+        max_pending_snapshot_bytes: Device bytes that queued deferred values (write_deferred) may hold.
+        encoder: The background encoder of deferred events (FileWriter passes tensorboard.values.background);
+            None: the writer thread encodes them itself when it writes them.
     """
 
     def __init__(self, logdir: str, max_queue: int = 10, flush_secs: float = 120, filename_suffix: str = "",
@@ -115,7 +119,15 @@ class EventFileWriter:
     # -- caller side -------------------------------------------------------------------------------
 
     def write(self, event_bytes: bytes) -> None:
-        """Queues one serialized Event; returns at once unless the queue is over its memory bound."""
+        """Queues one serialized Event; returns at once unless the queue is over its memory bound.
+
+        Args:
+            event_bytes: The Event's wire bytes.
+
+        Raises:
+            WriterClosedError: The writer is closed.
+            OSError: An earlier write failed (on_error="raise").
+        """
         if self._error is not None or self._closed:
             self._raise_state()
         queue = self._queue
@@ -130,9 +142,11 @@ class EventFileWriter:
             self._raise_state()
 
     def write_deferred(self, item: Deferred) -> None:
-        """Queues an event whose value is converted and encoded in the background (see events.deferred_event).
+        """Queues an event whose value is converted and encoded in the background (see events.deferred_event);
+        returns at once unless the snapshots already pending hold more than max_pending_snapshot_bytes.
 
-        Returns at once unless the snapshots already pending hold more than max_pending_snapshot_bytes.
+        Args:
+            item: The Deferred event.
         """
         if self._error is not None or self._closed:
             self._raise_state()
@@ -150,7 +164,11 @@ class EventFileWriter:
             self._raise_state()
 
     def write_many(self, events) -> None:
-        """Queues several serialized Events in order."""
+        """Queues several serialized Events in order.
+
+        Args:
+            events: An iterable of Event wire bytes.
+        """
         for event_bytes in events:
             self.write(event_bytes)
 

@@ -26,9 +26,15 @@ __all__ = ["to_graph_def", "framework_of", "GraphBuilder"]
 
 
 def framework_of(model: Any, input_to_model: Any = None) -> str | None:
-    """'graphdef', 'mxnet', 'pytorch', 'onnx', 'jax' or None, decided without importing frameworks.
+    """Which converter takes `model`, decided without importing frameworks.
 
-    A plain Python function counts as JAX when `input_to_model` holds JAX arrays (or Flax state).
+    Args:
+        model: Any model `to_graph_def` takes, or anything else.
+        input_to_model: Its example inputs: a plain Python function counts as JAX when they hold
+            JAX arrays (or Flax state).
+
+    Returns:
+        "graphdef", "mxnet", "pytorch", "onnx", "jax", or None when no converter takes it.
     """
     if is_message(model, graph_pb2.GraphDef):  # ours or upstream's
         return "graphdef"
@@ -58,8 +64,19 @@ def framework_of(model: Any, input_to_model: Any = None) -> str | None:
 
 
 def parse_graph_def(data: bytes, name: str = "model") -> graph_pb2.GraphDef:
-    """A GraphDef from its serialized bytes; a ValueError naming argument `name` for bytes that are not
-    one (they fail to parse, or parse into nothing but unknown fields)."""
+    """A GraphDef from its serialized bytes.
+
+    Args:
+        data: The bytes.
+        name: The argument's name in error messages.
+
+    Returns:
+        A GraphDef.
+
+    Raises:
+        ValueError: Bytes that are not a GraphDef (they fail to parse, or parse into nothing but
+            unknown fields).
+    """
     from google.protobuf.message import DecodeError
 
     graph = graph_pb2.GraphDef()
@@ -73,15 +90,27 @@ def parse_graph_def(data: bytes, name: str = "model") -> graph_pb2.GraphDef:
 
 
 def to_graph_def(model: Any, input_to_model: Any = None, **kwargs: Any) -> graph_pb2.GraphDef:
-    """Converts a model into a GraphDef.
+    """Converts a model into a GraphDef, with the converter of its framework.
 
-    Accepts a GraphDef (returned as is) or serialized GraphDef bytes; an MXNet `Symbol`,
-    a hybridized-and-run Gluon `HybridBlock` or a `*-symbol.json` path/dict/text; a PyTorch
-    `nn.Module` with example inputs (`input_to_model`: a tensor or tuple of tensors); an
-    ONNX `ModelProto` or `.onnx` path; a jittable JAX function (`jax.jit` or plain, given JAX
-    arrays), a Flax module's `apply` or a `flax.linen` / `flax.nnx` Module with example inputs
-    (`input_to_model`: an array, or a tuple of the positional arguments). `kwargs` go to the
-    framework's converter (e.g. PyTorch's `strict=False`, Flax linen's `variables=`).
+    Args:
+        model: A GraphDef (returned as is) or serialized GraphDef bytes; an MXNet `Symbol`, a
+            hybridized-and-run Gluon `HybridBlock` or a `*-symbol.json` path/dict/text; a PyTorch
+            `nn.Module`; an ONNX `ModelProto` or `.onnx` path; a jittable JAX function (`jax.jit`
+            or plain, given JAX arrays), a Flax module's `apply` or a `flax.linen` / `flax.nnx` Module.
+        input_to_model: Example inputs, needed for PyTorch, JAX and Flax: a tensor or array, or a
+            tuple of the positional arguments.
+        **kwargs: Passed to the framework's converter (e.g. PyTorch's `strict=False`, Flax linen's
+            `variables=`).
+
+    Returns:
+        A GraphDef.
+
+    Raises:
+        TypeError: A model no converter takes.
+        ValueError: Bytes that are not a serialized GraphDef, or missing example inputs.
+
+    Examples:
+        >>> graph = to_graph_def(torch_model, torch.zeros(1, 3, 32, 32))
     """
     kind = framework_of(model, input_to_model)
     if kind == "graphdef":

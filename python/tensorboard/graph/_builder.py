@@ -147,7 +147,12 @@ class _Node:
 
 @dataclass
 class GraphBuilder:
-    """Collects nodes by handle, then writes a GraphDef with unique, scope-safe names."""
+    """Collects nodes by handle, then writes a GraphDef with unique, scope-safe names.
+
+    Args:
+        nodes: The nodes added so far (`add` fills it).
+        scopes: The scopes `unique_scope` handed out.
+    """
 
     nodes: list[_Node] = field(default_factory=list)
     scopes: set[str] = field(default_factory=set)
@@ -155,7 +160,23 @@ class GraphBuilder:
     def add(self, name: str, op: str, inputs: Iterable[int | tuple[int, int]] = (),
             attrs: Mapping[str, Any] | None = None, shapes: Sequence[Shape] | None = None,
             device: str = "", control_inputs: Iterable[int] = ()) -> int:
-        """Adds a node and returns its handle; inputs are handles or (handle, output index)."""
+        """Adds a node.
+
+        Args:
+            name: The node's name, "/"-separated scopes first ("dense/MatMul").
+            op: Its operation ("MatMul"); empty: "Unknown".
+            inputs: Handles of earlier nodes, or (handle, output index) pairs.
+            attrs: Attributes: numbers, str, bools, shapes or lists of them.
+            shapes: The shapes of its outputs (-1 for an unknown size).
+            device: The device it runs on.
+            control_inputs: Handles of nodes it must run after.
+
+        Returns:
+            The node's handle.
+
+        Raises:
+            ValueError: An input from an unknown handle.
+        """
         edges = [(i, 0) if isinstance(i, int) else (int(i[0]), int(i[1])) for i in inputs]
         for handle, _ in edges:
             if not 0 <= handle < len(self.nodes):
@@ -165,8 +186,15 @@ class GraphBuilder:
         return len(self.nodes) - 1
 
     def unique_scope(self, path: str) -> str:
-        """`path` (cleaned) for a new scope of its own, suffixed `_1`, `_2`, ... when an earlier call
-        took it: two conditionals side by side are two groups, not one with their branches mixed."""
+        """A new scope of its own for `path`, so two conditionals side by side are two groups, not
+        one with their branches mixed.
+
+        Args:
+            path: The scope wanted.
+
+        Returns:
+            `path` cleaned, suffixed `_1`, `_2`, ... when an earlier call took it.
+        """
         path = clean_name(path)
         candidate, n = path, 0
         while candidate in self.scopes:
@@ -193,7 +221,14 @@ class GraphBuilder:
         return names
 
     def build(self, producer: int = 22) -> graph_pb2.GraphDef:
-        """The GraphDef, with `_output_shapes` where shapes are known."""
+        """The GraphDef, with `_output_shapes` where shapes are known.
+
+        Args:
+            producer: The GraphDef's `versions.producer`.
+
+        Returns:
+            A GraphDef.
+        """
         names = self.final_names()
         graph = graph_pb2.GraphDef()
         graph.versions.producer = producer

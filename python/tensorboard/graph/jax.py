@@ -63,7 +63,15 @@ def _key_text(key: Any) -> str:
 
 
 def input_names(args: Sequence[Any], names: Sequence[str]) -> list[str]:
-    """One name per flattened leaf of `args`: `input/<param>` for arrays, paths for pytrees."""
+    """The graph's names of the inputs of a traced call.
+
+    Args:
+        args: The call's arguments.
+        names: Their parameter names, one per argument.
+
+    Returns:
+        One name per flattened leaf of `args`: `input/<param>` for arrays, paths for pytrees.
+    """
     import jax
 
     out = []
@@ -178,8 +186,22 @@ def _static_hint() -> Iterator[None]:
 
 def graph_def(model: Any, input_to_model: Any = None, variables: Any = None,
               static_argnums: int | Sequence[int] = ()) -> graph_pb2.GraphDef:
-    """GraphDef of a jittable function, Flax linen module or nnx module called with `input_to_model`;
-    the arguments at `static_argnums` are passed as they are, not traced."""
+    """The GraphDef of one call of a JAX function or Flax module, from its jaxpr (nothing runs on a device).
+
+    Args:
+        model: A jittable function (or `jax.jit` one), a `flax.linen.Module` or a `flax.nnx.Module`.
+        input_to_model: The call's arguments: an array, or a tuple with one entry per positional argument.
+        variables: A linen module's variables; None: the shapes `module.init` would make.
+        static_argnums: Positions in `input_to_model` passed as they are, not traced (a `train`
+            flag, a size, a `jax.jit` function's static arguments).
+
+    Returns:
+        A GraphDef.
+
+    Raises:
+        TypeError: A model that is not callable, or `variables` for a model that is not a linen module.
+        ValueError: No example inputs, or `static_argnums` outside them.
+    """
     import jax
 
     args = _args_tuple(input_to_model)
@@ -218,7 +240,15 @@ def graph_def(model: Any, input_to_model: Any = None, variables: Any = None,
 
 
 def is_jax_model(model: Any, input_to_model: Any = None) -> bool:
-    """A jitted function, a Flax module (or its method), or a callable given JAX arrays; no imports."""
+    """Whether `model` is a JAX model, decided without importing JAX.
+
+    Args:
+        model: Anything.
+        input_to_model: Its example inputs.
+
+    Returns:
+        True for a jitted function, a Flax module (or its method), or a callable given JAX arrays.
+    """
     owners = (model, getattr(model, "__self__", None), getattr(model, "func", None))  # bound method, partial
     if any(obj is not None and _from_jax(obj) for obj in owners):
         return True

@@ -32,19 +32,31 @@ Shapes = Mapping[str, Sequence[int]]
 
 
 def is_symbol(model: Any) -> bool:
-    """True for an `mxnet.symbol.Symbol` (checked without importing MXNet)."""
+    """Whether `model` is an `mxnet.symbol.Symbol` (checked without importing MXNet).
+
+    Args:
+        model: Anything.
+    """
     module = type(model).__module__ or ""
     return module.startswith("mxnet.") and type(model).__name__ == "Symbol"
 
 
 def is_gluon_block(model: Any) -> bool:
-    """True for a Gluon `Block` (checked without importing MXNet)."""
+    """Whether `model` is a Gluon `Block` (checked without importing MXNet).
+
+    Args:
+        model: Anything.
+    """
     return any((c.__module__ or "").startswith("mxnet.gluon") and c.__name__ == "Block"
                for c in type(model).__mro__)
 
 
 def is_symbol_json(model: Any) -> bool:
-    """True for a symbol JSON dict, JSON text or a path to a `*-symbol.json` / `*.json` file."""
+    """Whether `model` is MXNet symbol JSON: a dict, JSON text or a path to an existing `*.json` file.
+
+    Args:
+        model: Anything.
+    """
     if isinstance(model, Mapping):
         return "nodes" in model and "heads" in model
     if isinstance(model, (str, os.PathLike)):
@@ -56,7 +68,17 @@ def is_symbol_json(model: Any) -> bool:
 
 
 def load_symbol_json(source: Any) -> dict:
-    """The symbol JSON as a dict, from a dict, JSON text or a file path."""
+    """The symbol JSON as a dict.
+
+    Args:
+        source: A dict, JSON text or a file path.
+
+    Returns:
+        The JSON as a dict.
+
+    Raises:
+        ValueError: Not a symbol JSON (no "nodes" list).
+    """
     if isinstance(source, Mapping):
         return dict(source)
     text = os.fspath(source)
@@ -130,8 +152,19 @@ def symbol_to_graph_def(symbol: Any, input_to_model: Any = None,
                         scopes: Mapping[str, str] | None = None,
                         param_shapes: Shapes | None = None,
                         inputs: Sequence[str] | None = None) -> graph_pb2.GraphDef:
-    """Converts an `mx.sym.Symbol`; `input_to_model` (a dict name -> shape/NDArray, one
-    shape/array for a single `data` input, or a list for several) adds inferred output shapes."""
+    """Converts an `mx.sym.Symbol` into a GraphDef.
+
+    Args:
+        symbol: The Symbol.
+        input_to_model: Input shapes or arrays, to add inferred output shapes: a dict name ->
+            shape/NDArray, one shape/array for a single `data` input, or a list for several.
+        scopes: MXNet name prefix -> "/" scope (`gluon_scopes`).
+        param_shapes: Known shapes of parameters by MXNet name.
+        inputs: The names of the data inputs.
+
+    Returns:
+        A GraphDef.
+    """
     data = json.loads(symbol.tojson())
     input_shapes = _input_shapes(symbol, input_to_model, inputs)
     shapes: dict[str, Sequence[int]] = dict(param_shapes or {})
@@ -158,8 +191,18 @@ def symbol_to_graph_def(symbol: Any, input_to_model: Any = None,
 def block_to_graph_def(block: Any, input_to_model: Any = None) -> graph_pb2.GraphDef:
     """Converts a Gluon `HybridBlock` that was hybridized and run (its cached graph).
 
-    With `input_to_model` the block is instead traced symbolically (`block(mx.sym.var(...))`),
-    which needs neither `hybridize()` nor a forward pass and adds inferred shapes.
+    Args:
+        block: The HybridBlock.
+        input_to_model: Example inputs (arrays or shapes): the block is then traced symbolically
+            (`block(mx.sym.var(...))`), which needs neither `hybridize()` nor a forward pass and
+            adds inferred shapes.
+
+    Returns:
+        A GraphDef.
+
+    Raises:
+        TypeError: A Block that is not a HybridBlock.
+        ValueError: No cached graph yet (not hybridized and run) and no `input_to_model`.
     """
     if not any(c.__name__ == "HybridBlock" for c in type(block).__mro__):
         raise TypeError(f"{type(block).__name__} is a Gluon Block but not a HybridBlock: only "
@@ -191,7 +234,14 @@ def block_to_graph_def(block: Any, input_to_model: Any = None) -> graph_pb2.Grap
 
 
 def gluon_scopes(block: Any) -> dict[str, str]:
-    """MXNet name prefix -> '/' scope for a Gluon block and its children (by block prefix)."""
+    """The "/" scopes of a Gluon block and its children.
+
+    Args:
+        block: A Gluon Block.
+
+    Returns:
+        {MXNet name prefix: "/" scope}.
+    """
     scopes: dict[str, str] = {}
 
     def visit(child: Any, parent_prefix: str, parent_scope: str) -> None:
@@ -213,7 +263,19 @@ def gluon_scopes(block: Any) -> dict[str, str]:
 
 
 def graph_def(model: Any, input_to_model: Any = None, **_: Any) -> graph_pb2.GraphDef:
-    """Converts any MXNet model this module knows: Symbol, Gluon HybridBlock, symbol JSON."""
+    """Converts any MXNet model this module knows into a GraphDef.
+
+    Args:
+        model: A Symbol, a Gluon HybridBlock, or symbol JSON (dict, text or path).
+        input_to_model: Input shapes or arrays, for a Symbol or HybridBlock.
+        **_: Other converters' options, ignored.
+
+    Returns:
+        A GraphDef.
+
+    Raises:
+        TypeError: Not an MXNet model.
+    """
     if is_symbol(model):
         return symbol_to_graph_def(model, input_to_model)
     if is_gluon_block(model):

@@ -16,7 +16,11 @@ from tensorboard.src import graph_pb2
 
 
 def is_onnx_path(model: Any) -> bool:
-    """True for a path to an existing `.onnx` file."""
+    """Whether `model` is a path to an existing `.onnx` file.
+
+    Args:
+        model: Anything.
+    """
     if isinstance(model, (str, os.PathLike)):
         path = os.fspath(model)
         return path.endswith(".onnx") and os.path.isfile(path)
@@ -70,7 +74,16 @@ def _node_name(raw: str, fallback: str) -> str:
 
 
 def graph_def(model: Any, infer_shapes: bool = True, **_: Any) -> graph_pb2.GraphDef:
-    """Converts an ONNX ModelProto (or a path to one) into a GraphDef."""
+    """Converts an ONNX ModelProto (or a path to one) into a GraphDef.
+
+    Args:
+        model: A ModelProto, a GraphProto, or a `.onnx` path.
+        infer_shapes: Add the shapes ONNX's shape inference finds (skipped where it fails).
+        **_: Other converters' options, ignored.
+
+    Returns:
+        A GraphDef.
+    """
     import onnx
 
     proto = _load(model)

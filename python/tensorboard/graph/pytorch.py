@@ -65,7 +65,15 @@ def _refuse_dict_outputs(structure: Any) -> None:
 
 
 def export(model: Any, input_to_model: Any) -> Any:
-    """`torch.export.export(model, inputs, strict=False)` in eval mode, without gradients."""
+    """`torch.export.export(model, inputs, strict=False)` in eval mode, without gradients.
+
+    Args:
+        model: A torch.nn.Module.
+        input_to_model: Example inputs: a tensor, or a tuple of forward()'s arguments.
+
+    Returns:
+        A `torch.export.ExportedProgram`.
+    """
     import torch
 
     with _eval_no_grad(model):
@@ -90,7 +98,19 @@ def _distinct_tensors(value: Any, seen: set) -> Any:
 
 
 def exported_graph_def(program: Any, model: Any, strict: bool = False) -> graph_pb2.GraphDef:
-    """Converts a `torch.export.ExportedProgram` of `model` into a GraphDef."""
+    """Converts a `torch.export.ExportedProgram` of `model` into a GraphDef.
+
+    Args:
+        program: What `export` returned for `model`.
+        model: The module, for its parameters' names.
+        strict: Refuse a model returning a dict (torch.jit.trace's strict rule).
+
+    Returns:
+        A GraphDef.
+
+    Raises:
+        StrictTraceError: `strict`, and a dict among the outputs.
+    """
     from torch.export.graph_signature import InputKind, OutputKind
     from torch.utils import _pytree
 
@@ -113,7 +133,16 @@ def exported_graph_def(program: Any, model: Any, strict: bool = False) -> graph_
 
 
 def symbolic_graph_def(model: Any, input_to_model: Any, strict: bool = False) -> graph_pb2.GraphDef:
-    """`torch.fx.symbolic_trace` with shapes from one run (`ShapeProp`) on the example inputs."""
+    """`torch.fx.symbolic_trace` with shapes from one run (`ShapeProp`) on the example inputs.
+
+    Args:
+        model: A torch.nn.Module.
+        input_to_model: Example inputs: a tensor, or a tuple of forward()'s arguments.
+        strict: Refuse a model returning a dict.
+
+    Returns:
+        A GraphDef.
+    """
     import torch.fx
     from torch.fx.passes.shape_prop import ShapeProp
 
@@ -126,7 +155,16 @@ def symbolic_graph_def(model: Any, input_to_model: Any, strict: bool = False) ->
 
 
 def trace(model: Any, input_to_model: Any, strict: bool = False) -> Any:
-    """`torch.jit.trace` (deprecated; the last fallback) in eval mode, restoring training flags."""
+    """`torch.jit.trace` (deprecated; the last fallback) in eval mode, restoring training flags.
+
+    Args:
+        model: A torch.nn.Module.
+        input_to_model: Example inputs: a tensor, or a tuple of forward()'s arguments.
+        strict: torch.jit.trace's `strict`.
+
+    Returns:
+        The traced ScriptModule.
+    """
     with _eval_no_grad(model):
         return _torchscript.jit_trace(model, _inputs_tuple(input_to_model), strict)
 
@@ -137,7 +175,24 @@ def _first_line(error: BaseException) -> str:
 
 
 def graph_def(model: Any, input_to_model: Any = None, strict: bool = False) -> graph_pb2.GraphDef:
-    """Converts a `torch.nn.Module` (run on `input_to_model`) or a `ScriptModule` into a GraphDef."""
+    """Converts a `torch.nn.Module` (run on `input_to_model`) or a `ScriptModule` into a GraphDef.
+
+    Tries torch.export, then torch.fx, then torch.jit.trace, warning when it falls back.
+
+    Args:
+        model: A torch.nn.Module or ScriptModule.
+        input_to_model: Example inputs: a tensor, or a tuple of forward()'s arguments.
+        strict: Refuse a model returning a dict (torch.jit.trace's strict rule).
+
+    Returns:
+        A GraphDef.
+
+    Raises:
+        TypeError: Not a torch.nn.Module.
+        ValueError: No example inputs.
+        StrictTraceError: `strict`, and a dict among the outputs.
+        RuntimeError: No tracer could trace the model.
+    """
     import torch
 
     if isinstance(model, torch.jit.ScriptModule):

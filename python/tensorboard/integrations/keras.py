@@ -79,11 +79,24 @@ def _read_metadata_tsv(path: str) -> tuple[list, list[str] | None]:
 class TensorBoard(keras.callbacks.Callback):
     """Logs metrics, weight histograms/images, the model graph and embeddings for TensorBoard.
 
-    Arguments are Keras's own. `write_graph` writes the model's layer graph (Functional and
-    Sequential models; the Graphs tab's "conceptual graph"), not TensorFlow's op graph.
-    `profile_batch` must be 0. `embeddings_freq` logs each `Embedding` layer's matrix to the
-    Projector every N epochs; `embeddings_metadata` is a label file (TSV) for all layers or a dict
-    {layer name: file}, relative paths taken from `log_dir`.
+    Arguments are `keras.callbacks.TensorBoard`'s own.
+
+    Args:
+        log_dir: The directory of the runs `train` and `validation`.
+        histogram_freq: Log weight histograms every N epochs (0: never).
+        write_graph: Write the model's layer graph (Functional and Sequential models; the Graphs
+            tab's "conceptual graph"), not TensorFlow's op graph.
+        write_images: Also log the weights as images.
+        write_steps_per_second: Also log the training steps per second.
+        update_freq: "epoch", "batch", or N: also log `batch_<metric>` every N training batches.
+        profile_batch: Must be 0 (profiling needs TensorFlow's profiler).
+        embeddings_freq: Log each `Embedding` layer's matrix to the Projector every N epochs (0: never).
+        embeddings_metadata: A label file (TSV) for all layers, or a dict {layer name: file};
+            relative paths are taken from `log_dir`.
+
+    Raises:
+        TypeError: A `log_dir` that is not a path, a flag that is not a bool, or bad `embeddings_metadata`.
+        ValueError: A negative frequency, another `update_freq`, or a `profile_batch` other than 0.
     """
 
     def __init__(self, log_dir: str | os.PathLike = "logs", histogram_freq: int = 0, write_graph: bool = True,
@@ -141,13 +154,22 @@ class TensorBoard(keras.callbacks.Callback):
     # -- Keras hooks ---------------------------------------------------------------------------------
 
     def set_model(self, model) -> None:
-        """Called by fit/evaluate/predict; checks embeddings_metadata against the model's layers."""
+        """Called by fit/evaluate/predict; checks embeddings_metadata against the model's layers.
+
+        Args:
+            model: The Keras model.
+        """
         super().set_model(model)
         self._graph_pending = self.write_graph
         if self.embeddings_freq:
             self._embedding_labels = self._load_embedding_labels(model)
 
     def on_train_begin(self, logs=None) -> None:
+        """Writes the model graph (once, with `write_graph`).
+
+        Args:
+            logs: Keras's logs (not used).
+        """
         self._in_fit = True
         self._train_batch = 0
         if self._graph_pending:
@@ -155,14 +177,31 @@ class TensorBoard(keras.callbacks.Callback):
             self._graph_pending = False
 
     def on_train_end(self, logs=None) -> None:
+        """Closes the runs' writers.
+
+        Args:
+            logs: Keras's logs (not used).
+        """
         self._in_fit = False
         self._close_writers()
 
     def on_epoch_begin(self, epoch, logs=None) -> None:
+        """Starts the epoch's steps-per-second clock (with `write_steps_per_second`).
+
+        Args:
+            epoch: The epoch's index.
+            logs: Keras's logs (not used).
+        """
         if self.write_steps_per_second:
             self._epoch_start = (time.time(), _keras_arrays.optimizer_iterations(self.model) or 0)
 
     def on_epoch_end(self, epoch, logs=None) -> None:
+        """Logs the epoch's metrics (`val_` ones in the validation run), histograms and embeddings.
+
+        Args:
+            epoch: The epoch's index, the step of what is logged.
+            logs: The epoch's metrics.
+        """
         logs = dict(logs or {})
         if logs:
             train = {k: v for k, v in logs.items() if not k.startswith("val_")}
@@ -182,11 +221,23 @@ class TensorBoard(keras.callbacks.Callback):
         self._flush_writers()
 
     def on_train_batch_begin(self, batch, logs=None) -> None:
+        """Counts the training batch.
+
+        Args:
+            batch: The batch's index in the epoch.
+            logs: Keras's logs (not used).
+        """
         self._train_batch += 1
         if self.write_steps_per_second:
             self._batch_start = time.time()
 
     def on_train_batch_end(self, batch, logs=None) -> None:
+        """Logs `batch_<metric>` every `update_freq` batches (when it is a number).
+
+        Args:
+            batch: The batch's index in the epoch.
+            logs: The batch's metrics.
+        """
         if self.update_freq == "epoch" or self._train_batch % self.update_freq:
             return
         scalars = dict(logs) if isinstance(logs, Mapping) else {}
@@ -195,6 +246,11 @@ class TensorBoard(keras.callbacks.Callback):
         self._scalars("train", "batch_", scalars, self._train_batch)
 
     def on_test_end(self, logs=None) -> None:
+        """Logs `evaluation_<metric>_vs_iterations` at the optimizer's iteration count.
+
+        Args:
+            logs: The evaluation's metrics.
+        """
         iterations = _keras_arrays.optimizer_iterations(self.model)
         if logs and iterations is not None:
             self._scalars("validation", "evaluation_", {f"{k}_vs_iterations": v for k, v in logs.items()},

@@ -37,10 +37,18 @@ def _check_frequency(frequency: Any) -> int:
 class LogMetricsCallback:
     """Logs `param.eval_metric`'s values as scalars tagged `prefix + metric name`.
 
-    `every="auto"` (default): called from `Module.score` as an `eval_end_callback` it logs once
-    per epoch at step = `param.epoch`; as a `batch_end_callback` it logs every `frequency`
-    batches at step = batches seen so far (counted across epochs). `every="epoch"` /
-    `"batch"` force one or the other; `step=` (a callable `param -> int`) overrides the step.
+    Args:
+        writer: A SummaryWriter or a FileWriter.
+        prefix: Put before each metric's name ("train-").
+        frequency: As a batch callback, log every this many batches.
+        every: "auto": called from `Module.score` as an `eval_end_callback` it logs once per
+            epoch at step = `param.epoch`; as a `batch_end_callback` it logs every `frequency`
+            batches at step = batches seen so far (counted across epochs). "epoch" or "batch"
+            force one or the other.
+        step: A callable `param -> int` that gives the step instead.
+
+    Raises:
+        ValueError: Another `every`, or a `frequency` that is not a positive int.
     """
 
     def __init__(self, writer: Any, prefix: str = "", frequency: int = 1, every: str = "auto",
@@ -84,7 +92,18 @@ class LogParamsCallback:
 
     As an `epoch_end_callback` (epoch, symbol, arg_params, aux_params) it logs at step = epoch;
     as a `batch_end_callback` it reads the module's parameters every `frequency` batches
-    (step = batches seen). `include_aux` adds auxiliary states (BatchNorm moving statistics).
+    (step = batches seen).
+
+    Args:
+        writer: A SummaryWriter or a FileWriter.
+        pattern: A regex; only parameters whose name it matches are logged.
+        prefix: Put before each parameter's name.
+        frequency: As a batch callback, log every this many batches.
+        include_aux: Also log auxiliary states (BatchNorm moving statistics).
+        bins: As `SummaryWriter.add_histogram`'s.
+
+    Raises:
+        ValueError: A `frequency` that is not a positive int.
     """
 
     def __init__(self, writer: Any, pattern: str = ".*", prefix: str = "", frequency: int = 1,
@@ -114,7 +133,13 @@ class LogParamsCallback:
         self.log(arg_params, aux_params, self.batches - 1)
 
     def log(self, arg_params: dict, aux_params: dict | None, step: int) -> None:
-        """Logs the matching entries of `arg_params` (and `aux_params`) at `step`."""
+        """Logs the matching parameters at `step`.
+
+        Args:
+            arg_params: {name: NDArray} of the parameters.
+            aux_params: {name: NDArray} of the auxiliary states (logged with `include_aux`).
+            step: The step.
+        """
         params = dict(arg_params or {})
         if self.include_aux:
             params.update(aux_params or {})
@@ -125,8 +150,16 @@ class LogParamsCallback:
 
 def histogram_stat_func(writer: Any, tag: str, bins: Any = "tensorflow") -> Callable[[Any], Any]:
     """A `stat_func` for `mx.mon.Monitor(interval, stat_func, pattern=...)` that logs the arrays it
-    sees as histograms under `tag` (one pattern, one tag) and returns MXNet's default statistic
-    norm(x)/sqrt(size). The step is a counter of logged arrays."""
+    sees as histograms under one tag. The step is a counter of logged arrays.
+
+    Args:
+        writer: A SummaryWriter or a FileWriter.
+        tag: The histograms' tag (one pattern, one tag).
+        bins: As `SummaryWriter.add_histogram`'s.
+
+    Returns:
+        The stat_func; it returns MXNet's default statistic, norm(x)/sqrt(size).
+    """
     calls = [0]
 
     def stat(array: Any) -> Any:
@@ -147,8 +180,15 @@ def _norm_stat(array: Any) -> Any:
 
 
 def gradient_names(symbol_json: str) -> dict[str, str]:
-    """Maps MXNet 1.x's backward output names to readable ones, from a symbol's JSON:
-    `fc1_backward_output1` (gradient of fc1's input 1) -> `fc1_backward_weight`."""
+    """MXNet 1.x's backward output names, mapped to readable ones.
+
+    Args:
+        symbol_json: A symbol's JSON (`symbol.tojson()`).
+
+    Returns:
+        {backward output name: readable name}, e.g. `fc1_backward_output1` (the gradient of
+        fc1's input 1) -> `fc1_backward_weight`.
+    """
     import json
 
     nodes = json.loads(symbol_json)["nodes"]
@@ -172,9 +212,19 @@ def GradientMonitor(writer: Any, interval: int = 100, pattern: str = ".*backward
     Pass it as `Module.fit(monitor=...)`. MXNet 1.x names a gradient after the backward
     operator's output (`fc1_backward_output1`); this monitor renames those after the
     variable they belong to (`fc1_backward_weight`, as MXNet 0.x did and seed tutorials
-    expect) before matching `pattern`. Each matching array is logged under `prefix + name`
-    at the monitor's batch counter every `interval` batches; `toc_print()` still prints
-    norm(x)/sqrt(size) per array.
+    expect) before matching `pattern`. `toc_print()` still prints norm(x)/sqrt(size) per array.
+
+    Args:
+        writer: A SummaryWriter or a FileWriter.
+        interval: Log every this many batches, at the monitor's batch counter.
+        pattern: A regex the array names must match.
+        prefix: Put before each array's name in its tag.
+        bins: As `SummaryWriter.add_histogram`'s.
+        sort: Log the arrays sorted by name (mx.mon.Monitor's `sort`).
+        monitor_all: Monitor operators' inputs too (mx.mon.Monitor's `monitor_all`).
+
+    Returns:
+        An `mx.mon.Monitor`.
     """
     import ctypes
 

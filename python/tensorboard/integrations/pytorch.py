@@ -30,7 +30,22 @@ def _selected(module: Any, pattern: str | None):
 
 def log_parameters(writer: Any, module: Any, step: int, prefix: str = "weights/", pattern: str | None = None,
                    bins: Any = "tensorflow") -> list[str]:
-    """Histograms of the module's parameters (those whose name matches `pattern`); returns the tags."""
+    """Logs a histogram of each of the module's parameters.
+
+    Args:
+        writer: A SummaryWriter or a FileWriter.
+        module: A torch.nn.Module.
+        step: The step.
+        prefix: Put before each tag ("weights/<parameter>").
+        pattern: A regex; only parameters whose name it matches are logged.
+        bins: As `SummaryWriter.add_histogram`'s.
+
+    Returns:
+        The tags logged.
+
+    Examples:
+        >>> log_parameters(writer, model, epoch)
+    """
     tags = []
     for name, param in _selected(module, pattern):
         tag = prefix + name.replace(".", "/")
@@ -41,7 +56,21 @@ def log_parameters(writer: Any, module: Any, step: int, prefix: str = "weights/"
 
 def log_gradients(writer: Any, module: Any, step: int, prefix: str = "gradients/", pattern: str | None = None,
                   bins: Any = "tensorflow") -> list[str]:
-    """Histograms of the gradients after `backward()` (parameters without `.grad` are skipped)."""
+    """Logs a histogram of each parameter's gradient; call it after `backward()`.
+
+    Parameters without `.grad` are skipped.
+
+    Args:
+        writer: A SummaryWriter or a FileWriter.
+        module: A torch.nn.Module, after `backward()`.
+        step: The step.
+        prefix: Put before each tag ("gradients/<parameter>").
+        pattern: A regex; only the gradients of parameters whose name it matches are logged.
+        bins: As `SummaryWriter.add_histogram`'s.
+
+    Returns:
+        The tags logged.
+    """
     tags = []
     for name, param in _selected(module, pattern):
         if getattr(param, "grad", None) is None:
@@ -53,6 +82,16 @@ def log_gradients(writer: Any, module: Any, step: int, prefix: str = "gradients/
 
 
 def log_scalars(writer: Any, scalars: Mapping[str, Any], step: int, prefix: str = "") -> None:
-    """One scalar per entry (numbers, 0-d/1-element tensors), tagged `prefix + key`."""
+    """Logs one scalar per entry, tagged `prefix + key`.
+
+    Args:
+        writer: A SummaryWriter or a FileWriter.
+        scalars: {name: number or 0-d/1-element tensor}.
+        step: The step.
+        prefix: Put before each tag.
+
+    Raises:
+        TypeError: A value that is not one real number.
+    """
     for key, value in scalars.items():
         log_scalar(writer, prefix + key, value, step)

@@ -16,8 +16,15 @@ from tensorboard.logdir.names import TOP_RUN, run_name
 
 
 def is_event_file(name: str) -> bool:
-    """True for the files upstream TensorBoard loads as event files: 'tfevents' in the name, and no
-    '.profile-empty' placeholder (what the profiler plugin leaves in a run directory)."""
+    """Whether upstream TensorBoard loads this file as an event file.
+
+    Args:
+        name: A file name or path.
+
+    Returns:
+        True for 'tfevents' in the name, and no '.profile-empty' placeholder (what the profiler
+        plugin leaves in a run directory).
+    """
     return is_summary_events_file(posixpath.basename(name.replace(os.sep, "/")))
 
 

@@ -60,7 +60,7 @@ def reduce(source: str | os.PathLike | Sequence[str | os.PathLike], ops: str | S
         ValueError: no runs, an unknown op, runs whose tags or steps differ (naming the run and the
             tag) without the lax option, a step logged twice without `duplicate_steps`.
 
-    Example:
+    Examples:
         >>> frame = tensorboard.reader.reduce("sweep", "mean,std", group_by=r"_seed\\d+")  # doctest: +SKIP
     """
     from tensorboard.logdir import Selection
@@ -75,8 +75,29 @@ def reduce(source: str | os.PathLike | Sequence[str | os.PathLike], ops: str | S
 def to_dask(logdir, kind: str = "scalars", storage_options: dict | None = None, runs: str | None = None,
             tags: str | None = None, steps=None, partition_bytes: int | None = None,
             partition_runs: int | None = None, exclude: str | None = None):
-    """A dask DataFrame of `kind` below `logdir`, one partition per group of runs, read by dask's
-    workers (see tensorboard.reader._dask.to_dask; needs the [dask] extra)."""
+    """A dask DataFrame of `kind` below `logdir`, one partition per group of runs, read by dask's workers.
+
+    Only the listing is done here; the workers read the files (run it on a cluster with
+    `dask.distributed.Client(address)`). Needs the `[dask]` extra.
+
+    Args:
+        logdir: A logdir, local or an fsspec URL.
+        kind: "scalars", "histograms", "tensors", "text" or "hparams".
+        storage_options: fsspec options for a remote logdir.
+        runs: A regex; only runs whose name it matches are read.
+        tags: A regex; only tags it matches are kept.
+        steps: (lo, hi): keep steps lo..hi, both included; None for an open end.
+        partition_bytes: Event-file bytes per partition at most (default 64 MiB; a bigger run alone).
+        partition_runs: Runs per partition at most (default 100).
+        exclude: A regex; the runs it matches are left out.
+
+    Returns:
+        A dask DataFrame with `tensorboard export`'s columns (run, tag, step, wall_time, values).
+
+    Raises:
+        ImportError: dask is not installed.
+        ValueError: An unknown kind, or a partition size that is not a positive int.
+    """
     from tensorboard.reader import _dask
 
     return _dask.to_dask(logdir, kind, storage_options, runs, tags, steps,

@@ -23,11 +23,22 @@ __all__ = ["EventFileReader", "LoggedEvent", "discover", "is_event_file", "read_
 
 def discover(log_path: str | os.PathLike, storage_options: dict | None = None, storage=None
              ) -> tuple[object, list[tuple[str, list[str]]]]:
-    """(storage, [(run, [event file paths in name order])]) below `log_path`, or for one file.
+    """The runs and event files below `log_path`, or of one file.
 
     Runs are directories relative to `log_path` ("." for the top), ordered depth-first by name
     like a sorted directory listing; a file path gives one run "." holding that file. An object
-    store is listed once, recursively (`storage`: an already opened storage to reuse).
+    store is listed once, recursively.
+
+    Args:
+        log_path: A logdir, an event file, or an fsspec URL of either.
+        storage_options: fsspec options for a remote path (e.g. {"endpoint_url": ...} for S3).
+        storage: An already opened storage to reuse.
+
+    Returns:
+        (storage, [(run, [event file paths in name order]), ...]).
+
+    Raises:
+        FileNotFoundError: `log_path` does not exist.
     """
     listing = list_runs(log_path, storage_options, storage)
     return listing.storage, listing.runs
@@ -37,8 +48,26 @@ def read_runs(log_path: str | os.PathLike, storage_options: dict | None = None, 
               progress: Callable[[int, int, str], None] | None = None,
               run_filter: Callable[[str], bool] | None = None, selection=None, storage=None,
               concurrency: int | None = None, max_bytes: int | None = None) -> list[RunData]:
-    """Every run below `log_path`, decoded; `run_filter(name)` ("." for the top run) picks runs before
-    anything of them is fetched. `progress(files_done, files_total, path)` after each file."""
+    """Every run below `log_path`, decoded.
+
+    Args:
+        log_path: A logdir, an event file, or an fsspec URL of either.
+        storage_options: fsspec options for a remote path.
+        skip_damaged: Skip the rest of a corrupt file with a DamagedFileWarning instead of raising.
+        progress: Called as `progress(files_done, files_total, path)` after each file.
+        run_filter: `run_filter(name)` ("." for the top run) picks runs before anything of them is fetched.
+        selection: A `tensorboard.logdir.Selection` of runs, tags, steps and kinds to keep.
+        storage: An already opened storage to reuse.
+        concurrency: Object-store files fetched at once (default 64).
+        max_bytes: Object-store bytes decoded and fetched meanwhile (default 256 MiB).
+
+    Returns:
+        A list of `tensorboard.logdir.RunData`, one per run.
+
+    Raises:
+        FileNotFoundError: `log_path` does not exist.
+        CorruptEventFileError: A record fails its CRC check (unless `skip_damaged`).
+    """
     listing = list_runs(log_path, storage_options, storage, concurrency)
     for wanted in (run_filter, None if selection is None else selection.wants_run):
         if wanted is not None:
@@ -50,7 +79,18 @@ def read_runs(log_path: str | os.PathLike, storage_options: dict | None = None, 
 
 @dataclass
 class EventFileReader:
-    """Iterates the Events of one file. After iteration, `truncated_at` is the offset of a skipped partial tail."""
+    """Iterates the Events of one file, each record's CRCs checked.
+
+    A truncated tail (a writer stopped mid-record) is skipped with a TruncatedTailWarning, and
+    `truncated_at` is then its offset; `count` is the number of Events read.
+
+    Args:
+        path: The event file (a path or fsspec URL).
+        storage: An already opened storage to read it from; None: opened for `path`.
+
+    Raises:
+        CorruptEventFileError: While iterating, a record that fails its checks or is not an Event.
+    """
 
     path: str
     storage: object = None
@@ -80,13 +120,29 @@ class EventFileReader:
 
 
 def read_events(path: str | os.PathLike) -> Iterator:
-    """The Events of one event file, in order."""
+    """The Events of one event file, in order, each record's CRCs checked.
+
+    Args:
+        path: The event file.
+
+    Returns:
+        An iterator of Event protos.
+
+    Raises:
+        CorruptEventFileError: While iterating, a record that fails its checks.
+    """
     return iter(EventFileReader(os.fspath(path)))
 
 
 @dataclass(frozen=True)
 class LoggedEvent:
-    """One Event of a logdir, with its run name and the file it came from."""
+    """One Event of a logdir, with its run name and the file it came from.
+
+    Args:
+        run: The run: its directory relative to the logdir ("." for the top).
+        path: The event file.
+        event: The Event proto.
+    """
 
     run: str
     path: str
@@ -94,9 +150,22 @@ class LoggedEvent:
 
 
 def read_logdir(logdir: str | os.PathLike, storage_options: dict | None = None) -> Iterator[LoggedEvent]:
-    """Every Event below `logdir`, with its run (directory relative to `logdir`, "." for the top).
+    """Every Event below `logdir`, with its run, run by run and file by file.
 
-    storage_options: passed to fsspec for remote logdirs (e.g. {"endpoint_url": ...} for S3).
+    Args:
+        logdir: A logdir, or an fsspec URL of one.
+        storage_options: fsspec options for a remote logdir (e.g. {"endpoint_url": ...} for S3).
+
+    Returns:
+        An iterator of `LoggedEvent`.
+
+    Raises:
+        FileNotFoundError: `logdir` does not exist.
+        CorruptEventFileError: While iterating, a record that fails its checks.
+
+    Examples:
+        >>> for logged in tensorboard.reader.read_logdir("runs"):
+        ...     print(logged.run, logged.event.step)
     """
     storage, runs = discover(logdir, storage_options)
     for run, paths in runs:
@@ -107,9 +176,24 @@ def read_logdir(logdir: str | os.PathLike, storage_options: dict | None = None) 
 
 def read_scalars(logdir: str | os.PathLike,
                  storage_options: dict | None = None) -> dict[str, dict[str, list[tuple[int, float, float]]]]:
-    """{run: {tag: [(step, wall_time, value), ...]}} for the simple_value scalars below `logdir`.
+    """The `simple_value` scalars below `logdir` (what add_scalar writes by default) as plain dicts.
 
-    Read with the fast decoder; restarts purge orphaned steps as upstream does.
+    Restarts purge orphaned steps as upstream does.
+
+    Args:
+        logdir: A logdir, or an fsspec URL of one.
+        storage_options: fsspec options for a remote logdir.
+
+    Returns:
+        {run: {tag: [(step, wall_time, value), ...]}}.
+
+    Raises:
+        FileNotFoundError: `logdir` does not exist.
+        CorruptEventFileError: A record that fails its checks.
+
+    Examples:
+        >>> run = tensorboard.reader.read_scalars("runs")["exp1"]
+        >>> steps, walls, values = zip(*run["train/loss"])
     """
     out: dict[str, dict[str, list[tuple[int, float, float]]]] = {}
     for data in read_runs(logdir, storage_options):

@@ -39,18 +39,40 @@ def _checked_set(value, name: str, known) -> set:
 
 
 class SummaryReader:
-    """Reads every event file below `log_path` (a directory or one file; local, file:// or fsspec URL).
+    """Reads every event file below `log_path` into pandas DataFrames in tbparse's layouts.
 
-    Properties `scalars`, `tensors`, `histograms`, `images`, `audio`, `text`, `hparams` are pandas
-    DataFrames in tbparse's layouts; `children`, `raw_tags`, `raw_events` and the static helpers
-    are tbparse's too. `skip_damaged=True` keeps a damaged file's events before the damage (with a
-    DamagedFileWarning) instead of raising CorruptEventFileError.
+    tbparse's interface: a tbparse user changes only the import. Properties `scalars`, `tensors`,
+    `histograms`, `images`, `audio`, `text`, `hparams` are DataFrames; `children`, `raw_tags`,
+    `raw_events` and the static helpers are tbparse's too. The filters are `tensorboard export`'s;
+    runs they leave out are not fetched.
 
-    Filters, as `tensorboard export` takes them: `runs` and `tags` are regexes searched in run names
-    (directories relative to `log_path`, "." for the top) and tag names, `exclude` leaves out the runs it
-    matches; `steps=(lo, hi)` keeps steps
-    lo..hi, both included (None: open). Runs that don't match are not fetched. Object stores are
-    read many files at once (`concurrency` files, `max_bytes` in flight).
+    Args:
+        log_path: A directory or one event file; local, file:// or an fsspec URL.
+        pivot: Wide form: one column per tag, rows merged per step (tbparse's `pivot`).
+        extra_columns: A set of further columns: "dir_name", "file_name", "wall_time", and the
+            kinds' own ("min", "max", "num", "width", "sample_rate", ...).
+        event_types: A set of the kinds to read (default all): "scalars", "tensors", "histograms",
+            "images", "audio", "text", "hparams".
+        storage_options: fsspec options for a remote path (e.g. {"endpoint_url": ...} for S3).
+        skip_damaged: Keep a damaged file's events before the damage (with a DamagedFileWarning)
+            instead of raising CorruptEventFileError.
+        runs: A regex searched in run names (directories relative to `log_path`, "." for the top).
+        tags: A regex searched in tag names.
+        steps: (lo, hi): keep steps lo..hi, both included; None for an open end.
+        concurrency: Object-store files fetched at once (default 64).
+        max_bytes: Object-store bytes in flight (default 256 MiB).
+        exclude: A regex; the runs it matches are left out.
+
+    Raises:
+        FileNotFoundError: `log_path` does not exist (a ValueError too, as in tbparse).
+        TypeError: `extra_columns` or `event_types` is not a set (a ValueError too), or a bad `steps`.
+        KeyError: `extra_columns` or `event_types` names something unknown (a ValueError too).
+        ValueError: An invalid regex, step range, `concurrency` or `max_bytes`.
+        CorruptEventFileError: A record that fails its CRC check, unless `skip_damaged`.
+
+    Examples:
+        >>> from tensorboard.reader import SummaryReader
+        >>> frame = SummaryReader("runs", extra_columns={"dir_name"}).scalars
     """
 
     def __init__(self, log_path: str | os.PathLike, *, pivot: bool = False, extra_columns: set | None = None,
@@ -95,7 +117,17 @@ class SummaryReader:
         return self._log_path
 
     def get_events(self, event_type: str):
-        """The DataFrame of one event type (computed once, then cached)."""
+        """The DataFrame of one event type (computed once, then cached; each call returns a copy).
+
+        Args:
+            event_type: "scalars", "tensors", "histograms", "images", "audio", "text" or "hparams".
+
+        Returns:
+            A pandas DataFrame, as the property of that name.
+
+        Raises:
+            ValueError: An unknown event type, or one left out by `event_types`.
+        """
         if event_type not in ALL_EVENT_TYPES:
             raise ValueError(f"Unknown event_type: {event_type!r}; choose from {sorted(ALL_EVENT_TYPES)}")
         if event_type not in self._event_types:
@@ -130,7 +162,17 @@ class SummaryReader:
         return self.get_tags()
 
     def get_tags(self, event_type: str | None = None) -> list[str] | dict[str, list[str]]:
-        """The tag names of one event type, or (None) `tags`."""
+        """The tag names of one event type, or of all (as `tags`).
+
+        Args:
+            event_type: An event type; None for all of them.
+
+        Returns:
+            A list of tag names, or {event type: tag names} for None.
+
+        Raises:
+            ValueError: An unknown event type.
+        """
         if event_type is not None and event_type not in ALL_EVENT_TYPES:
             raise ValueError(f"Unknown event_type: {event_type}")
         from tensorboard.reader._frames import run_tags
@@ -177,8 +219,19 @@ class SummaryReader:
         return self.get_raw_tags()
 
     def get_raw_tags(self, event_type: str | None = None, event_acc=None) -> Any:
-        """An event file's raw tags of one type ('scalars', ..., 'graph', 'meta_graph', 'run_metadata',
-        'hparams', 'text'), or all of them; `event_acc`: an already loaded EventAccumulator to use."""
+        """An event file's raw tags, as upstream's EventAccumulator lists them (tbparse's raw API).
+
+        Args:
+            event_type: One raw type ('scalars', ..., 'graph', 'meta_graph', 'run_metadata',
+                'hparams', 'text'); None for all of them.
+            event_acc: An already loaded EventAccumulator to use.
+
+        Returns:
+            The tags of that type, or {raw event type: tags} for None.
+
+        Raises:
+            ValueError: An unknown event type, or a `log_path` that is a directory.
+        """
         if event_type is not None and event_type not in _raw.RAW_EVENT_TYPES:
             raise ValueError(f"Unknown event_type: {event_type}")
         path = self._event_file()
@@ -190,7 +243,19 @@ class SummaryReader:
         return self.get_raw_events()
 
     def get_raw_events(self, event_type: str | None = None, tag: str | None = None, event_acc=None) -> Any:
-        """An event file's raw events: of one tag (a list), one type ({tag: list}) or all types."""
+        """An event file's raw events, upstream's EventAccumulator's (tbparse's raw API).
+
+        Args:
+            event_type: One raw type; None for all of them.
+            tag: One tag of that type; None for all of them.
+            event_acc: An already loaded EventAccumulator to use.
+
+        Returns:
+            The events of one tag (a list), of one type ({tag: list}), or of all types.
+
+        Raises:
+            ValueError: A `log_path` that is a directory.
+        """
         path = self._event_file()
         return _raw.raw_events(event_acc if event_acc is not None else _raw.load_accumulator(path), event_type, tag)
 

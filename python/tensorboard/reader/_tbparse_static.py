@@ -13,9 +13,15 @@ from tensorboard.logdir.payloads import decode_image, decode_wav
 
 
 def tensor_to_histogram(tensor) -> dict[str, Any]:
-    """A histogram stored as a tensor of [left edge, right edge, count] rows as
-    {limits, counts, min, max, num, sum, sum_squares}: limits start with the first left edge,
-    counts with a 0; sum and sum_squares are unknown (NaN)."""
+    """A histogram stored as a tensor, as a dict.
+
+    Args:
+        tensor: Rows of [left edge, right edge, count].
+
+    Returns:
+        {limits, counts, min, max, num, sum, sum_squares}: limits start with the first left edge,
+        counts with a 0; sum and sum_squares are unknown (NaN).
+    """
     rows = list(tensor)
     limits = [rows[0][0]] + [row[1] for row in rows]
     counts = [0] + [row[2] for row in rows]
@@ -24,13 +30,26 @@ def tensor_to_histogram(tensor) -> dict[str, Any]:
 
 
 def buckets_to_histogram_dict(lst) -> dict[str, Any]:
-    """`tensor_to_histogram` under tbparse's older name."""
+    """`tensor_to_histogram` under tbparse's older name.
+
+    Args:
+        lst: Rows of [left edge, right edge, count].
+
+    Returns:
+        As `tensor_to_histogram`.
+    """
     return tensor_to_histogram(lst)
 
 
 def tensor_to_image(tensor) -> dict[str, Any]:
-    """An image summary stored as a tensor ([width, height, encoded image, ...]) as {image, width, height};
-    several images stack on a first axis, one image has none."""
+    """An image summary stored as a tensor, decoded.
+
+    Args:
+        tensor: [width, height, encoded image, ...].
+
+    Returns:
+        {image, width, height}: several images stack on a first axis, one image has none.
+    """
     image = np.stack([decode_image(bytes(encoded)) for encoded in list(tensor)[2:]], axis=0)
     if image.shape[0] == 1:
         image = image.squeeze(axis=0)
@@ -38,8 +57,18 @@ def tensor_to_image(tensor) -> dict[str, Any]:
 
 
 def tensor_to_audio(tensor) -> dict[str, Any]:
-    """An audio summary stored as a tensor of [encoded WAV, label] rows as {audio, content_type,
-    length_frames, sample_rate}: float32 samples (clips, frames, channels), one clip without the first axis."""
+    """An audio summary stored as a tensor, decoded.
+
+    Args:
+        tensor: Rows of [encoded WAV, b""].
+
+    Returns:
+        {audio, content_type, length_frames, sample_rate}: float32 samples (clips, frames,
+        channels), one clip without the first axis.
+
+    Raises:
+        ValueError: Rows of another form.
+    """
     tensor = np.asarray(tensor, dtype=object)
     if tensor.ndim != 2 or tensor.shape[1] != 2 or any(label != b"" for label in tensor[:, 1]):
         raise ValueError(f"tensor: expected rows of [encoded WAV, b''], got shape {tensor.shape}")
@@ -65,8 +94,19 @@ def _buckets(counts, limits) -> tuple[np.ndarray, np.ndarray]:
 
 
 def histogram_to_cdf(counts, limits, x) -> np.ndarray:
-    """The cumulative probability at each of the increasing values `x`, interpolated linearly within
-    buckets: 0 up to limits[0], 1 past limits[-1]. `limits` are right edges, limits[0] the first left edge."""
+    """The cumulative probability at each value of `x`, interpolated linearly within buckets.
+
+    Args:
+        counts: Bucket counts; counts[0] belongs to limits[0], the first left edge.
+        limits: The right edges, limits[0] the first left edge.
+        x: Strictly increasing values.
+
+    Returns:
+        The probabilities: 0 up to limits[0], 1 past limits[-1].
+
+    Raises:
+        ValueError: `counts` and `limits` of different lengths, or `x` not strictly increasing.
+    """
     counts, limits = _buckets(counts, limits)
     x = np.asarray(x)
     if np.any(np.diff(x) <= 0):
@@ -85,16 +125,39 @@ def histogram_to_cdf(counts, limits, x) -> np.ndarray:
 
 
 def histogram_to_pdf(counts, limits, x) -> tuple[np.ndarray, np.ndarray]:
-    """(centres of the intervals between consecutive `x`, the probability density over each), from the CDF."""
+    """The probability density over each interval between consecutive values of `x`, from the CDF.
+
+    Args:
+        counts: As `histogram_to_cdf`'s.
+        limits: As `histogram_to_cdf`'s.
+        x: Strictly increasing values.
+
+    Returns:
+        (centres of the intervals, the density over each).
+    """
     x = np.asarray(x)
     y = histogram_to_cdf(counts, limits, x)
     return (x[1:] + x[:-1]) / 2, (y[1:] - y[:-1]) / (x[1:] - x[:-1])
 
 
 def histogram_to_bins(counts, limits, lower_bound=None, upper_bound=None, n_bins: int = 30):
-    """([bin centres], [counts]) of `n_bins` even bins over [lower_bound, upper_bound], each bucket's
-    count spread by overlap, as TensorBoard's histogram dashboard re-bins (counts[0] must be 0).
-    Without both bounds, or with equal ones, the range is widened around lower_bound (0 without bounds)."""
+    """Re-bins a histogram into even bins, each bucket's count spread by overlap, as TensorBoard's
+    histogram dashboard does.
+
+    Args:
+        counts: Bucket counts, counts[0] being 0.
+        limits: The right edges, limits[0] the first left edge.
+        lower_bound: The bins' lower end.
+        upper_bound: Their upper end. Without both bounds, or with equal ones, the range is widened
+            around lower_bound (0 without bounds).
+        n_bins: The number of bins.
+
+    Returns:
+        ([bin centres], [counts]).
+
+    Raises:
+        ValueError: counts[0] is not 0, or `counts` and `limits` differ in length.
+    """
     counts, limits = _buckets(counts, limits)
     if counts[0] != 0:
         raise ValueError(f"counts[0] must be 0 (limits[0] is the first left edge), got {counts[0]}")

@@ -72,8 +72,17 @@ def _check_smoothing(kind: str, smoothing) -> None:
 
 
 def long_form(data: list, kind: str, smoothing: float | None = None):
-    """The export layout of `data`'s runs: run, tag, step, wall_time, then the kind's value columns
-    (and, with `smoothing`, scalars' `smoothed` column: TensorBoard's smoothing of each run's tag)."""
+    """The export layout of decoded runs: run, tag, step, wall_time, then the kind's value columns.
+
+    Args:
+        data: Runs as `tensorboard.reader.read_runs` returns them.
+        kind: "scalars", "histograms", "tensors", "text" or "hparams".
+        smoothing: A weight in [0, 1]: add scalars' `smoothed` column, TensorBoard's smoothing of
+            each run's tag.
+
+    Returns:
+        A pandas DataFrame.
+    """
     from tensorboard.reader._frames import build_frame
 
     extras = {"wall_time", "dir_name"} | (_HISTOGRAM_FIELDS if kind == "histograms" else set())
@@ -92,9 +101,31 @@ def long_form(data: list, kind: str, smoothing: float | None = None):
 def export_table(logdir: str, kind: str = "scalars", runs: str | None = None, tags: str | None = None,
                  skip_damaged: bool = False, progress=None, steps=None, storage_options: dict | None = None, *,
                  exclude: str | None = None, smoothing: float | None = None):
-    """The long-form DataFrame `export` writes: run, tag, step, wall_time and the kind's value columns.
-    `runs`/`tags`: regexes (`exclude`: runs it matches are left out); `steps`: (lo, hi) or 'LO:HI',
-    both ends included; `smoothing`: a weight in [0, 1] that adds scalars' `smoothed` column."""
+    """The long-form DataFrame `tensorboard export` writes: run, tag, step, wall_time and the kind's
+    value columns.
+
+    Args:
+        logdir: A logdir, local or an fsspec URL.
+        kind: "scalars", "histograms", "tensors", "text" or "hparams".
+        runs: A regex; only runs whose name it matches are read.
+        tags: A regex; only tags it matches are kept.
+        skip_damaged: Skip the rest of a corrupt file with a warning instead of raising.
+        progress: Called as `progress(files_done, files_total, path)` after each file.
+        steps: (lo, hi) or "LO:HI", both ends included.
+        storage_options: fsspec options for a remote logdir.
+        exclude: A regex; the runs it matches are left out.
+        smoothing: A weight in [0, 1] that adds scalars' `smoothed` column.
+
+    Returns:
+        A pandas DataFrame.
+
+    Raises:
+        FileNotFoundError: `logdir` does not exist.
+        ValueError: An invalid regex or step range, or `smoothing` with a kind other than scalars.
+
+    Examples:
+        >>> frame = export_table("runs", "scalars", tags="^train/", steps="100:")
+    """
     _check_smoothing(kind, smoothing)
     data = read_runs(logdir, storage_options, skip_damaged=skip_damaged, progress=progress,
                      selection=_selection(kind, runs, tags, steps, exclude))
@@ -108,7 +139,23 @@ def run_group_frames(logdir: str, kind: str = "scalars", runs: str | None = None
                      skip_damaged: bool = False, progress=None, steps=None, storage_options: dict | None = None, *,
                      exclude: str | None = None, smoothing: float | None = None):
     """`export_table`'s rows a few runs at a time: long-form frames of consecutive runs holding up to
-    GROUP_ROWS rows together (a bigger run alone), rows of each run contiguous."""
+    GROUP_ROWS rows together (a bigger run alone), rows of each run contiguous.
+
+    Args:
+        logdir: As `export_table`'s, and so are the other arguments.
+        kind: As `export_table`'s.
+        runs: As `export_table`'s.
+        tags: As `export_table`'s.
+        skip_damaged: As `export_table`'s.
+        progress: As `export_table`'s.
+        steps: As `export_table`'s.
+        storage_options: As `export_table`'s.
+        exclude: As `export_table`'s.
+        smoothing: As `export_table`'s.
+
+    Returns:
+        An iterator of pandas DataFrames.
+    """
     _check_smoothing(kind, smoothing)
     group, held = [], 0
     for data in iter_runs(logdir, storage_options, skip_damaged=skip_damaged, progress=progress,
@@ -124,9 +171,21 @@ def run_group_frames(logdir: str, kind: str = "scalars", runs: str | None = None
 
 
 def write_table(frame, out: str, force: bool = True) -> None:
-    """Writes `frame` to `out` in the format its suffix names: through a temporary file in the same
-    directory, renamed into place at the end. With `force` False (the CLI's default, without --force),
-    an existing `out` is a FileExistsError, checked again at the rename."""
+    """Writes `frame` to `out` in the format its suffix names, through a temporary file in the same
+    directory renamed into place at the end.
+
+    Args:
+        frame: A pandas DataFrame.
+        out: The file: .csv, .parquet, .jsonl or .json.
+        force: Replace an existing `out`. False (the CLI's default, without --force): an existing
+            `out` is a FileExistsError, checked again at the rename.
+
+    Raises:
+        ValueError: Another suffix.
+        FileExistsError: `out` exists and `force` is False.
+        IsADirectoryError: `out` is a directory.
+        ImportError: Parquet without pyarrow.
+    """
     fmt = _format(out)
     check_out(out, force)
     frame = frame.copy()
@@ -198,7 +257,14 @@ def _finite_or_null(value):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`tensorboard export` to a table or a dataset; returns the exit status."""
+    """`tensorboard export` to a table or a dataset.
+
+    Args:
+        argv: The command line's arguments; None: `sys.argv[1:]`.
+
+    Returns:
+        The exit status: 0 done, 1 reading or writing failed, 2 invalid arguments.
+    """
     args = parser().parse_args(argv)
     try:
         check_reading_arguments(args)

@@ -11,9 +11,20 @@ __all__ = ["export_report", "hparams_table", "main"]
 
 
 def hparams_table(logdir: str | os.PathLike, runs: str | None = None, storage_options: dict | None = None):
-    """The report's hparams table as a pandas DataFrame: one row per run with an hparams session,
-    `run`, one column per hyperparameter, then the final value of each metric. `runs`: a regex on
-    run names, as `tensorboard export --runs` takes it."""
+    """The report's hparams table as a pandas DataFrame.
+
+    Args:
+        logdir: The logdir to read.
+        runs: A regex on run names, as `tensorboard export --runs` takes it.
+        storage_options: fsspec options for a remote logdir.
+
+    Returns:
+        One row per run with an hparams session: `run`, one column per hyperparameter, then the
+        final value of each metric (an empty DataFrame without sessions).
+
+    Raises:
+        FileNotFoundError: `logdir` does not exist.
+    """
     from tensorboard.logdir import Selection, read_runs
     from tensorboard.logdir.hparams import hparams_frame
 

@@ -36,12 +36,44 @@ def parser() -> argparse.ArgumentParser:
 
 def export_report(logdir: str, out: str, kinds=REPORT_KINDS, runs: str | None = None, tags: str | None = None,
                   max_points: int = 1000, title: str | None = None, skip_damaged: bool = False,
-                  force: bool = True, progress=None, steps: str | tuple | None = None, *,
+                  force: bool = False, progress=None, steps: str | tuple | None = None, *,
                   exclude: str | None = None, group_runs: str | None = None) -> dict:
-    """Writes the report of `logdir` to `out`; returns {"bytes", "runs", "charts"} of what it wrote.
-    `runs`, `tags`: regexes (`exclude`: runs it matches are left out); `steps`: (lo, hi) or 'LO:HI',
-    both ends included; `group_runs`: a regex grouping runs (as `tensorboard --group_runs`), each
-    group drawn as its mean with a band of ± std."""
+    """Writes `logdir` as one self-contained HTML page, `tensorboard export --out page.html` from Python.
+
+    The page is written to a temporary file beside `out`, then renamed into place.
+
+    Args:
+        logdir: The logdir to read.
+        out: The page to write, a path ending in .html.
+        kinds: What the page shows, from "scalars", "histograms", "images", "text", "hparams" (default: all).
+        runs: A regex; only runs whose name it matches are read.
+        tags: A regex; only tags it matches are shown.
+        max_points: Points per series at most (at least 2), evenly spread, first and last kept.
+        title: The page's title; None: the logdir's name.
+        skip_damaged: Skip the rest of a corrupt file with a warning instead of raising.
+        force: Replace an existing `out`; without it an existing `out` is refused, as the CLI
+            refuses it without --force.
+        progress: Called as `progress(files_done, files_total, path)` after each file read.
+        steps: (lo, hi) or "LO:HI", both ends included.
+        exclude: A regex; the runs it matches are left out.
+        group_runs: A regex grouping runs (names equal once its matches are removed), each group
+            also drawn as its mean with a band of ± std.
+
+    Returns:
+        {"bytes": the page's size, "runs": runs shown, "charts": charts drawn}.
+
+    Raises:
+        FileExistsError: `out` exists and `force` is False.
+        IsADirectoryError: `out` is a directory.
+        FileNotFoundError: `logdir` does not exist.
+        ValueError: An `out` not ending in .html, an unknown kind, `max_points` below 2, or an
+            invalid regex or step range.
+
+    Examples:
+        >>> from tensorboard.report import export_report
+        >>> export_report("logs/sweep", "sweep.html", max_points=500)
+        {'bytes': ..., 'runs': ..., 'charts': ...}
+    """
     from tensorboard.report.extract import extract
     from tensorboard.report.render import render
 
@@ -67,7 +99,15 @@ def export_report(logdir: str, out: str, kinds=REPORT_KINDS, runs: str | None = 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`tensorboard export` to an HTML page; returns the exit status."""
+    """`tensorboard export` to an HTML page.
+
+    Args:
+        argv: The command line's arguments; None: `sys.argv[1:]`.
+
+    Returns:
+        The exit status: 0 written; 2 for an existing `--out` or a ValueError (invalid arguments, a
+        damaged event file); 1 for other I/O errors.
+    """
     args = parser().parse_args(argv)
     started = time.monotonic()
     progress = Progress(quiet=args.quiet)

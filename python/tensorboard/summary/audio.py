@@ -26,7 +26,15 @@ __all__ = ["audio", "encode_wav", "check_audio_args", "check_audio_dtype", "clip
 
 
 def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
-    """WAV bytes (PCM, 16-bit little-endian) of int16 samples shaped (frames, channels)."""
+    """WAV bytes (PCM, 16-bit little-endian) of int16 samples.
+
+    Args:
+        samples: An int16 array shaped (frames, channels).
+        sample_rate: Samples per second.
+
+    Returns:
+        The WAV file's bytes.
+    """
     frames, channels = samples.shape
     data = np.ascontiguousarray(samples, dtype="<i2").tobytes()
     header = struct.pack("<4sI4s4sIHHIIHH4sI", b"RIFF", 36 + len(data), b"WAVE", b"fmt ", 16, 1, channels,
@@ -90,9 +98,22 @@ def check_audio_args(shape: Sequence[int], sample_rate: int, name: str = "tensor
 
 
 def audio(tag: str, tensor: Any, sample_rate: int = 44100) -> summary_pb2.Summary:
-    """An audio summary: `tensor` is (length,) mono or (length, channels); floats in [-1, 1]
-    are clipped and quantized to 16 bits; int16 samples are kept, other PCM integers rescaled
-    (see the module's sample rule)."""
+    """An audio summary, 16-bit WAV.
+
+    Args:
+        tag: The clip's name, a non-empty str.
+        tensor: (length,) mono or (length, channels) samples: floats in [-1, 1] are clipped (with
+            a warning) and quantized to 16 bits; int16 samples are kept, other PCM integers
+            rescaled (see the module's sample rule).
+        sample_rate: Samples per second, a positive integer.
+
+    Returns:
+        A Summary proto with one audio clip.
+
+    Raises:
+        TypeError: Non-numeric samples, a dtype without a PCM scale, or a `sample_rate` that is not a number.
+        ValueError: Another shape, more samples or channels than WAV holds, or a bad `sample_rate`.
+    """
     check_tag(tag)
     array = check_numeric(to_numpy(tensor, "tensor"), "tensor")
     check_audio_dtype(array.dtype.name)

@@ -32,8 +32,19 @@ def _text(value: Any, where: str) -> str:
 
 
 def layout_proto(layout: Union[Mapping[str, Mapping[str, Any]], layout_pb2.Layout]) -> layout_pb2.Layout:
-    """A Layout from {category: {chart title: ['Multiline', [tag regexes]] or
-    ['Margin', [value, lower, upper]]}} (tensorboardX's format); Layout protos pass through."""
+    """A Layout proto from tensorboardX's layout format.
+
+    Args:
+        layout: {category: {chart title: ["Multiline", [tag regexes]] or ["Margin", [value,
+            lower, upper]]}}, or a Layout proto (passed through).
+
+    Returns:
+        A Layout proto.
+
+    Raises:
+        TypeError: A layout not of that form.
+        ValueError: A chart kind other than Multiline or Margin, or a Margin chart without three tags.
+    """
     if is_message(layout, layout_pb2.Layout):  # ours or upstream's custom_scalar layout_pb2
         return as_ours(layout, layout_pb2.Layout)
     if not isinstance(layout, Mapping) or not layout:
@@ -80,7 +91,14 @@ def merge_layouts(earlier: layout_pb2.Layout | None, later: layout_pb2.Layout) -
 
 
 def custom_scalars(layout: Union[Mapping[str, Mapping[str, Any]], layout_pb2.Layout]) -> summary_pb2.Summary:
-    """The summary (tag 'custom_scalars__config__') that tells the custom scalars plugin its layout."""
+    """The summary (tag 'custom_scalars__config__') that tells the Custom Scalars dashboard its layout.
+
+    Args:
+        layout: As `layout_proto` takes it.
+
+    Returns:
+        A Summary proto with one string tensor.
+    """
     serialized = layout_proto(layout).SerializeToString()
     metadata = make_metadata("custom_scalars", b"", data_class=summary_pb2.DATA_CLASS_TENSOR)
     value = summary_pb2.Summary.Value(tag=CONFIG_TAG, metadata=metadata, tensor=make_string_tensor([serialized], []))

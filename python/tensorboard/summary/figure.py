@@ -13,7 +13,19 @@ __all__ = ["figure_to_image", "figures_to_images", "figure"]
 
 
 def figure_to_image(figure: Any, close: bool = True) -> np.ndarray:
-    """Renders a matplotlib Figure to an (H, W, 4) uint8 RGBA array; closes it if `close`."""
+    """Renders a matplotlib Figure to an RGBA image.
+
+    Args:
+        figure: A matplotlib Figure.
+        close: Close the figure once rendered.
+
+    Returns:
+        An (H, W, 4) uint8 array.
+
+    Raises:
+        ImportError: matplotlib is not installed.
+        TypeError: Not a matplotlib Figure.
+    """
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
     except ImportError as exc:
@@ -53,5 +65,18 @@ def figures_to_images(figures: Any, close: bool = True) -> np.ndarray:
 
 
 def figure(tag: str, figure: Any, close: bool = True) -> summary_pb2.Summary:
-    """An image summary of a rendered matplotlib Figure."""
+    """An image summary of a rendered matplotlib Figure.
+
+    Args:
+        tag: The image's name, a non-empty str.
+        figure: A matplotlib Figure.
+        close: Close the figure once rendered.
+
+    Returns:
+        A Summary proto with one PNG image.
+
+    Raises:
+        ImportError: matplotlib is not installed.
+        TypeError: Not a matplotlib Figure.
+    """
     return image(tag, figure_to_image(figure, close=close), dataformats="HWC")

@@ -185,7 +185,20 @@ def _check_written(limits: np.ndarray, counts: np.ndarray, num: int, check_limit
 
 def histogram_proto(values: Any, bins: Bins = "tensorflow", max_bins: Optional[int] = None,
                     name: str = "values") -> summary_pb2.HistogramProto:
-    """The HistogramProto of `values` (see `histogram`)."""
+    """The HistogramProto of `values`, as `histogram` makes it.
+
+    Args:
+        values: Finite numbers, any shape.
+        bins: As `histogram`'s.
+        max_bins: As `histogram`'s.
+        name: The argument's name in error messages.
+
+    Returns:
+        A HistogramProto.
+
+    Raises:
+        ValueError: Empty, NaN or infinite values, values outside explicit edges, or invalid `bins`.
+    """
     array, fmt = to_numpy_bits16(values, name)  # 16-bit floats arrive as their bit patterns
     if fmt is None:
         array = check_numeric(array, name)
@@ -229,9 +242,24 @@ def _raw_number(value: Any, name: str) -> float:
 
 def histogram_raw_proto(min: Any, max: Any, num: Any, sum: Any, sum_squares: Any, bucket_limits: Any,
                         bucket_counts: Any) -> summary_pb2.HistogramProto:
-    """A HistogramProto from precomputed statistics, checked so that TensorBoard can draw it:
-    bucket i counts values in (bucket_limits[i-1], bucket_limits[i]]; limits must never decrease,
-    counts be finite and non-negative and add up to num, min <= max unless num is 0, and nothing may be NaN."""
+    """A HistogramProto from precomputed statistics, checked so that TensorBoard can draw it.
+
+    Args:
+        min: The smallest value (not above `max` unless `num` is 0).
+        max: The largest value.
+        num: The number of values, which the bucket counts add up to.
+        sum: The sum of the values.
+        sum_squares: The sum of their squares (non-negative).
+        bucket_limits: The buckets' right edges, non-decreasing: bucket i counts values in
+            (bucket_limits[i-1], bucket_limits[i]].
+        bucket_counts: Finite, non-negative counts, one per limit.
+
+    Returns:
+        A HistogramProto.
+
+    Raises:
+        ValueError: NaN anywhere, or statistics that break the rules above.
+    """
     low, high = _raw_number(min, "min"), _raw_number(max, "max")
     count, total, squares = _raw_number(num, "num"), _raw_number(sum, "sum"), _raw_number(sum_squares, "sum_squares")
     if low > high and count > 0:  # an empty histogram: TensorFlow writes min=DBL_MAX, max=-DBL_MAX
@@ -261,10 +289,21 @@ def histogram(tag: str, values: Any, bins: Bins = "tensorflow",
               max_bins: Optional[int] = None) -> summary_pb2.Summary:
     """A histogram summary of `values` (any shape; flattened).
 
-    `bins`: "tensorflow"/"default" for TensorBoard's exponential buckets, or anything
-    numpy.histogram accepts (a count up to MAX_BINS, finite strictly increasing edges, "auto", "fd", ...;
-    NumPy's [left, right) bucket semantics then apply; values outside explicit edges are refused, as
-    NumPy would count them nowhere). `max_bins` merges neighbouring buckets.
+    Args:
+        tag: The chart's name, a non-empty str.
+        values: Finite numbers: an array or tensor of any framework.
+        bins: "tensorflow" or "default" for TensorBoard's exponential buckets, or what numpy.histogram
+            takes: a count up to MAX_BINS, finite strictly increasing edges, "auto", "fd", ... (NumPy's
+            [left, right) buckets then apply; values outside explicit edges are refused, as NumPy would
+            count them nowhere).
+        max_bins: Merge neighbouring buckets until at most this many remain.
+
+    Returns:
+        A Summary proto with one histogram.
+
+    Raises:
+        TypeError: A tag that is not a str, non-numeric values, or `bins` of another type.
+        ValueError: Empty, NaN or infinite values, values outside explicit edges, or invalid `bins`.
     """
     check_tag(tag)
     proto = histogram_proto(values, bins=bins, max_bins=max_bins, name="values")

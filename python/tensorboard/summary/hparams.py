@@ -88,11 +88,22 @@ def hparams(hparam_dict: Mapping[str, Any], metric_dict: Mapping[str, Any],
             hparam_domain_discrete: Optional[Mapping[str, Sequence[Any]]] = None, *,
             group_name: str = "", start_time_secs: Optional[float] = None
             ) -> Tuple[summary_pb2.Summary, summary_pb2.Summary, summary_pb2.Summary]:
-    """(experiment, session_start_info, session_end_info) summaries for one session.
+    """The three summaries of one hparams session, which the writer logs into the session's run.
 
-    `hparam_dict` values: bool, str, int or float (NumPy scalars too). Each `metric_dict` key
-    becomes a MetricInfo: the plugin reads that scalar tag from the session's run. Optional
-    `hparam_domain_discrete` lists each hparam's possible values (shown as filters).
+    Args:
+        hparam_dict: {name: value}, each value a bool, str, int or float (NumPy scalars too).
+        metric_dict: {metric tag: value}; only the keys are used here: each becomes a metric the
+            plugin reads as that scalar tag of the session's run.
+        hparam_domain_discrete: {name: [possible values]} for some hparams (shown as filters).
+        group_name: The session group's name.
+        start_time_secs: The session's start time; None: now.
+
+    Returns:
+        (experiment, session_start_info, session_end_info) Summary protos.
+
+    Raises:
+        TypeError: Non-dict arguments, keys that are not str, or values of another type.
+        ValueError: A domain for a key not in `hparam_dict`.
     """
     if not isinstance(hparam_dict, Mapping):
         raise TypeError(f"hparam_dict: expected a dict, got {type(hparam_dict).__name__}")

@@ -32,7 +32,18 @@ __all__ = ["image", "images", "image_samples", "to_uint8", "to_nhwc", "make_grid
 
 
 def to_uint8(array: np.ndarray, name: str = "tensor") -> np.ndarray:
-    """Pixels as uint8 following the module's dtype rule."""
+    """Pixels as uint8 following the module's dtype rule.
+
+    Args:
+        array: Numeric pixels.
+        name: The argument's name in error messages.
+
+    Returns:
+        A uint8 array of the same shape (`array` itself if it is uint8).
+
+    Raises:
+        TypeError: Non-numeric values.
+    """
     check_numeric(array, name)
     kind, dtype = array.dtype.kind, array.dtype
     if dtype == np.uint8:
@@ -56,7 +67,19 @@ def to_uint8(array: np.ndarray, name: str = "tensor") -> np.ndarray:
 
 
 def to_nhwc(array: np.ndarray, dataformats: str, name: str = "tensor") -> np.ndarray:
-    """Reorders an array described by `dataformats` (letters N, C, H, W) into NHWC."""
+    """Reorders an array described by `dataformats` into NHWC.
+
+    Args:
+        array: An image or batch.
+        dataformats: Its layout, letters of N, C, H, W (N and C optional).
+        name: The argument's name in error messages.
+
+    Returns:
+        The array as (N, H, W, C).
+
+    Raises:
+        ValueError: A shape that does not fit `dataformats`, or an invalid `dataformats`.
+    """
     return arrange(array, dataformats, "NCHW", "HW", "NHWC", name)
 
 
@@ -96,7 +119,15 @@ def check_rescale(rescale: float) -> None:
 
 
 def make_grid(batch: np.ndarray, max_columns: int = 8) -> np.ndarray:
-    """Tiles an NHWC batch into one HWC image, row-major, empty cells black (no padding)."""
+    """Tiles an NHWC batch into one HWC image, row-major, empty cells black (no padding).
+
+    Args:
+        batch: An (N, H, W, C) array.
+        max_columns: Images per row at most.
+
+    Returns:
+        An (H, W, C) array: the single image itself when N is 1.
+    """
     count, height, width, channels = batch.shape
     if count == 1:
         return batch[0]
@@ -124,7 +155,22 @@ def _resize(pixels: np.ndarray, rescale: float) -> np.ndarray:
 
 def image_proto(tensor: Any, rescale: float = 1, dataformats: str = "HWC",
                 name: str = "tensor", tag: str | None = None) -> summary_pb2.Summary.Image:
-    """The PNG `Summary.Image` of an image or a batch (tiled); `tag`: warn about clipped pixels under it."""
+    """The PNG `Summary.Image` of an image or a batch (tiled into a grid).
+
+    Args:
+        tensor: The image or batch, laid out as `dataformats` says.
+        rescale: A positive factor the image is scaled by.
+        dataformats: Letters of N, C, H, W.
+        name: The argument's name in error messages.
+        tag: Warn about clipped pixels under this tag (once per tag); None: no warning.
+
+    Returns:
+        A Summary.Image.
+
+    Raises:
+        ValueError: A shape that does not fit `dataformats`, not 1, 3 or 4 channels, an empty image,
+            one wider or taller than 32767 px, or a bad `rescale`.
+    """
     array = to_numpy(tensor, name)
     check_rescale(rescale)
     check_image_shape(array.shape, dataformats, name)
@@ -140,21 +186,59 @@ def image_proto(tensor: Any, rescale: float = 1, dataformats: str = "HWC",
 
 
 def image(tag: str, tensor: Any, rescale: float = 1, dataformats: str = "HWC") -> summary_pb2.Summary:
-    """An image summary (PNG). `dataformats` may be HW, HWC, CHW, NCHW, NHWC, ...;
-    N > 1 images are tiled into a grid. See the module docstring for the pixel rule."""
+    """An image summary (PNG); a batch (N > 1) is tiled into a grid.
+
+    Args:
+        tag: The image's name, a non-empty str.
+        tensor: Pixels following the module's dtype rule (floats in [0, 1], uint8 0..255, ...).
+        rescale: A positive factor the image is scaled by.
+        dataformats: Its layout: HW, HWC, CHW, NCHW, NHWC, ...
+
+    Returns:
+        A Summary proto with one image.
+
+    Raises:
+        TypeError: A tag that is not a str, or non-numeric values.
+        ValueError: A shape that does not fit `dataformats`, not 1, 3 or 4 channels, an empty image,
+            or one wider or taller than 32767 px.
+    """
     check_tag(tag)
     proto = image_proto(tensor, rescale, dataformats, tag=tag)
     return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, image=proto)])
 
 
 def images(tag: str, tensor: Any, rescale: float = 1, dataformats: str = "NCHW") -> summary_pb2.Summary:
-    """A batch of images tiled into one grid image (`image` with an NCHW default)."""
+    """A batch of images tiled into one grid image (`image` with an NCHW default).
+
+    Args:
+        tag: The image's name, a non-empty str.
+        tensor: The batch.
+        rescale: A positive factor the grid is scaled by.
+        dataformats: Its layout.
+
+    Returns:
+        A Summary proto with one image.
+    """
     return image(tag, tensor, rescale=rescale, dataformats=dataformats)
 
 
 def image_samples(tag: str, tensor: Any, max_outputs: int = 3, dataformats: str = "NHWC") -> summary_pb2.Summary:
-    """The first `max_outputs` images of a batch as separate samples of one summary: the images
-    plugin's string tensor `[width, height, png, ...]`, as tf.summary.image writes it."""
+    """The first `max_outputs` images of a batch as separate samples of one step (a slider in the
+    Images dashboard): the images plugin's string tensor `[width, height, png, ...]`, as
+    tf.summary.image writes it.
+
+    Args:
+        tag: The images' name, a non-empty str.
+        tensor: The batch, laid out as `dataformats` says.
+        max_outputs: How many images to keep, a positive int.
+        dataformats: Its layout ("NHWC" by default).
+
+    Returns:
+        A Summary proto with one string tensor.
+
+    Raises:
+        ValueError: A bad `max_outputs`, or a shape that does not fit `dataformats`.
+    """
     check_tag(tag)
     if isinstance(max_outputs, bool) or not isinstance(max_outputs, int) or max_outputs < 1:
         raise ValueError(f"max_outputs: expected a positive int, got {max_outputs!r}")

@@ -83,8 +83,22 @@ def _draw_labels(pixels: np.ndarray, boxes: np.ndarray, labels: Sequence[str]) -
 
 def image_boxes(tag: str, tensor_image: Any, tensor_boxes: Any, rescale: float = 1, dataformats: str = "CHW",
                 labels: Optional[Sequence[str]] = None) -> summary_pb2.Summary:
-    """An image summary with `tensor_boxes` (N x 4 pixel corners xmin, ymin, xmax, ymax) drawn in red,
-    and `labels` (one str per box) written on them. Pixel rule and layouts as `image`."""
+    """An image summary with boxes drawn in red, and labels written on them.
+
+    Args:
+        tag: The image's name, a non-empty str.
+        tensor_image: One image; pixel rule and layouts as `image`.
+        tensor_boxes: N x 4 pixel corners (xmin, ymin, xmax, ymax), finite.
+        rescale: A positive factor the image is scaled by after drawing.
+        dataformats: The image's layout ("CHW" by default).
+        labels: One str per box (needs Pillow).
+
+    Returns:
+        A Summary proto with one image.
+
+    Raises:
+        ValueError: A batch instead of one image, boxes not N x 4 or not finite, or not one label per box.
+    """
     check_tag(tag)
     array = to_numpy(tensor_image, "tensor_image")
     boxes = check_numeric(to_numpy(tensor_boxes, "box_tensor"), "box_tensor")

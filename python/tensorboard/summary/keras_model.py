@@ -17,7 +17,19 @@ PLUGIN_NAME = "graph_keras_model"
 
 
 def keras_model(tag: str, model_json: str) -> summary_pb2.Summary:
-    """A graph_keras_model summary of a Keras model config (`model.to_json()`, a JSON object)."""
+    """A summary of a Keras model's config, drawn by the Graphs dashboard as its conceptual graph.
+
+    Args:
+        tag: The graph's name (Keras's callback writes "keras").
+        model_json: `model.to_json()`: a JSON object with a "config" key.
+
+    Returns:
+        A Summary proto with one string tensor.
+
+    Raises:
+        TypeError: `model_json` is not a str.
+        ValueError: Not JSON, or not a Keras model config.
+    """
     check_tag(tag)
     if not isinstance(model_json, str):
         raise TypeError(f"model_json: expected the str of model.to_json(), got {type(model_json).__name__}")

@@ -94,8 +94,25 @@ def check_mesh_args(vertices_shape: Sequence[int], colors_shape: Optional[Sequen
 
 def mesh(tag: str, vertices: Any, colors: Any = None, faces: Any = None,
          config_dict: Optional[Mapping[str, Any]] = None, description: Optional[str] = None) -> summary_pb2.Summary:
-    """A mesh (or point cloud, without `faces`). `colors`: uint8 RGB per vertex (floats in
-    [0, 1] are scaled to 0..255); `config_dict`: three.js settings (camera, lights, material)."""
+    """A mesh, or a point cloud without `faces`, for the Mesh dashboard.
+
+    Args:
+        tag: The mesh's name, a non-empty str; its components are logged under `<tag>_VERTEX`,
+            `<tag>_FACE` and `<tag>_COLOR`.
+        vertices: (batch, N, 3) or (N, 3) coordinates.
+        colors: RGB per vertex, like `vertices`: 0..255, or floats in [0, 1] (scaled to 0..255).
+        faces: (batch, F, 3) or (F, 3) integer vertex indices.
+        config_dict: three.js settings (camera, lights, material), JSON-serializable.
+        description: The tags' description.
+
+    Returns:
+        A Summary proto with one value per component.
+
+    Raises:
+        TypeError: A `config_dict` that is not JSON-serializable.
+        ValueError: Shapes that do not fit together, indices of missing vertices, colors out of
+            range, or coordinates beyond float32's range.
+    """
     check_tag(tag)
     parts = [(_Mesh.VERTEX, _component(vertices, "vertices"))]
     if faces is not None:

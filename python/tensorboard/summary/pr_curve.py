@@ -63,8 +63,22 @@ def _summary(tag: str, rows: np.ndarray, num_thresholds: int) -> summary_pb2.Sum
 
 def pr_curve(tag: str, labels: Any, predictions: Any, num_thresholds: int = 127,
              weights: Any = None) -> summary_pb2.Summary:
-    """A PR curve from binary `labels` (bool or 0/1) and `predictions` in [0, 1] (same shape);
-    optional `weights` (a scalar or one per example) weight each example's counts."""
+    """A precision-recall curve from binary labels and predicted scores.
+
+    Args:
+        tag: The curve's name, a non-empty str.
+        labels: Bools or 0/1, one per prediction.
+        predictions: Scores in [0, 1], as many as `labels`.
+        num_thresholds: Thresholds of the curve, an int in [1, 65536].
+        weights: A scalar, or one weight per example (finite, non-negative), weighting its counts.
+
+    Returns:
+        A Summary proto with one [6, num_thresholds] float32 tensor.
+
+    Raises:
+        TypeError: A `num_thresholds` that is not an int, or non-numeric values.
+        ValueError: Labels other than 0/1, predictions outside [0, 1], mismatched lengths, or bad weights.
+    """
     check_tag(tag)
     _check_thresholds(num_thresholds)
     truth = check_numeric(to_numpy(labels, "labels"), "labels")
@@ -106,9 +120,26 @@ def pr_curve(tag: str, labels: Any, predictions: Any, num_thresholds: int = 127,
 def pr_curve_raw(tag: str, true_positive_counts: Any, false_positive_counts: Any, true_negative_counts: Any,
                  false_negative_counts: Any, precision: Any, recall: Any, num_thresholds: Optional[int] = None,
                  weights: Optional[Any] = None) -> summary_pb2.Summary:
-    """A PR curve from precomputed per-threshold counts, precision and recall (each of length
-    `num_thresholds`, which defaults to their length as tensorboardX takes it). `weights` is
-    accepted for API compatibility and unused (the counts are already weighted)."""
+    """A precision-recall curve from precomputed per-threshold counts, precision and recall.
+
+    Args:
+        tag: The curve's name, a non-empty str.
+        true_positive_counts: True positives at each threshold (non-negative).
+        false_positive_counts: False positives at each threshold.
+        true_negative_counts: True negatives at each threshold.
+        false_negative_counts: False negatives at each threshold.
+        precision: Precision at each threshold.
+        recall: Recall at each threshold.
+        num_thresholds: Each series' length; None: the length of `true_positive_counts`, as
+            tensorboardX takes it.
+        weights: Accepted for tensorboardX's signature and not used (the counts are weighted already).
+
+    Returns:
+        A Summary proto with one [6, num_thresholds] float32 tensor.
+
+    Raises:
+        ValueError: A series of another length, negative counts, or values beyond float32's range.
+    """
     del weights
     check_tag(tag)
     if num_thresholds is None:

@@ -14,12 +14,28 @@ from tensorboard.values.convert import to_float
 
 def scalar(tag: str, value: Any, display_name: Optional[str] = None, description: Optional[str] = None, *,
            new_style: bool = False, double_precision: bool = False) -> summary_pb2.Summary:
-    """A scalar summary; NaN/Inf are kept.
+    """A scalar summary; NaN and ±inf are kept.
 
-    Legacy `simple_value` by default (upstream migrates it to the scalars plugin). new_style=True
-    writes a 0-d float32 tensor with scalars-plugin metadata; double_precision=True a float64 one,
-    and implies new_style (torch ignores double_precision without new_style; we never drop it).
-    A finite value beyond float32 becomes ±inf with a warning unless double_precision.
+    A finite value beyond float32 becomes ±inf with a warning unless `double_precision`.
+
+    Args:
+        tag: The curve's name, a non-empty str.
+        value: A real number, or a one-element array or tensor.
+        display_name: The name the dashboard shows for the tag.
+        description: The tag's description.
+        new_style: Write a 0-d float32 tensor with scalars-plugin metadata instead of the legacy
+            `simple_value` (which upstream migrates to the scalars plugin).
+        double_precision: Write a float64 tensor; implies `new_style` (torch ignores it without).
+
+    Returns:
+        A Summary proto with one value.
+
+    Raises:
+        TypeError: A tag that is not a str, or a value that is not one real number.
+        ValueError: An empty tag.
+
+    Examples:
+        >>> file_writer.add_summary(tensorboard.summary.scalar("loss", 0.5), global_step=1)
     """
     check_tag(tag)
     display_name = check_optional_text(display_name, "display_name")

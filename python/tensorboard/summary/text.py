@@ -14,7 +14,20 @@ MAX_TEXT_BYTES = 16 << 20  # UTF-8 bytes per call: 16 MiB (a browser will not re
 
 
 def text(tag: str, text: Any) -> summary_pb2.Summary:
-    """A text summary of a str (a scalar string tensor) or a nested list / array of strings."""
+    """A text summary, rendered as markdown by the Text dashboard.
+
+    Args:
+        tag: The text's name, a non-empty str.
+        text: A str (or UTF-8 bytes), or a nested list or array of them (a 2-D one shows as a table).
+
+    Returns:
+        A Summary proto with one string tensor.
+
+    Raises:
+        TypeError: Items that are not str or bytes.
+        ValueError: An empty array, text that is not valid Unicode or UTF-8, or more than 16 MiB of
+            UTF-8 in one call.
+    """
     check_tag(tag)
     if isinstance(text, (str, bytes)):
         strings, shape = [text], []

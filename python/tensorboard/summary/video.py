@@ -17,7 +17,15 @@ __all__ = ["video", "encode_gif", "gif_delay", "check_video_args"]
 
 
 def encode_gif(frames: np.ndarray, fps: float) -> bytes:
-    """Animated GIF bytes of uint8 frames shaped (T, H, W, C), C in 1, 3, 4; loops forever."""
+    """Animated GIF bytes of uint8 frames, looping forever (an alpha channel is dropped).
+
+    Args:
+        frames: A (T, H, W, C) uint8 array, C in 1, 3, 4.
+        fps: Frames per second; GIF plays the nearest 100/k, at most 50 (with a warning).
+
+    Returns:
+        The GIF file's bytes.
+    """
     try:
         from PIL import Image
     except ImportError as exc:  # pragma: no cover - Pillow is a dependency of the wheel
@@ -61,10 +69,22 @@ def check_video_args(shape: Sequence[int], fps: float, dataformats: str, name: s
 
 
 def video(tag: str, tensor: Any, fps: float = 4, dataformats: str = "NTCHW") -> summary_pb2.Summary:
-    """An animated GIF of a video batch. `dataformats` letters: N (optional, tiled into a grid per
-    frame), T (frames), C (1, 3 or 4; optional), H, W. Pixel values follow `image`'s rule. GIF
-    stores frame delays in whole 1/100 s: the rate played is the nearest 100/k frames/s (24 -> 25),
-    at most 50."""
+    """An animated GIF of a video (or a batch, tiled into a grid per frame).
+
+    Args:
+        tag: The video's name, a non-empty str.
+        tensor: The frames; pixel values follow `image`'s rule.
+        fps: Frames per second, positive. GIF stores frame delays in whole 1/100 s: the rate
+            played is the nearest 100/k frames/s (24 -> 25), at most 50.
+        dataformats: Letters N (optional), T (frames), C (1, 3 or 4; optional), H, W.
+
+    Returns:
+        A Summary proto with one image (the GIF).
+
+    Raises:
+        ValueError: A shape that does not fit `dataformats`, not 1, 3 or 4 channels, an empty video,
+            or a bad `fps`.
+    """
     check_tag(tag)
     array = to_numpy(tensor, "tensor")
     check_video_args(array.shape, fps, dataformats)

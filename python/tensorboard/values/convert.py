@@ -36,18 +36,37 @@ def _torch_to_numpy(value: Any) -> np.ndarray:
 def to_numpy(value: Any, name: str = "value") -> np.ndarray:
     """Returns `value` as a NumPy array (a view where possible; never a framework object).
 
-    Accepts Python numbers and (nested) lists, NumPy arrays and scalars, PyTorch tensors on
-    any device (detached; bfloat16 widened to float32), MXNet NDArrays, TensorFlow eager
-    tensors, JAX and CuPy arrays, and anything implementing `__array__`.
+    Args:
+        value: Python numbers and (nested) lists, NumPy arrays and scalars, PyTorch tensors on
+            any device (detached; bfloat16 widened to float32), MXNet NDArrays, TensorFlow eager
+            tensors, JAX and CuPy arrays, or anything implementing `__array__`.
+        name: The argument's name in error messages.
+
+    Returns:
+        A NumPy array in native byte order (ml_dtypes' bfloat16 and float8 widened to float32).
+
+    Raises:
+        TypeError: None, a str or bytes, or a value that cannot be converted.
+
+    Examples:
+        >>> to_numpy(torch.ones(2, 3, dtype=torch.bfloat16)).dtype
+        dtype('float32')
     """
     return _widen_exotic(_as_array(value, name))
 
 
 def to_numpy_bits16(value: Any, name: str = "value") -> tuple[np.ndarray, Optional[str]]:
-    """(bit patterns as uint16, "float16" or "bfloat16") for 16-bit float input, else (`to_numpy(value)`, None).
+    """16-bit float input as its bit patterns, other input as `to_numpy` returns it.
 
     Lets an encoder work on the 65,536 possible values of a 16-bit float instead of widening
     every element to float32 first (PyTorch bfloat16 tensors are reinterpreted, not converted).
+
+    Args:
+        value: As `to_numpy` takes it.
+        name: The argument's name in error messages.
+
+    Returns:
+        (bit patterns as uint16, "float16" or "bfloat16") for 16-bit floats, else (`to_numpy(value)`, None).
     """
     module = type(value).__module__ or ""
     if module.startswith("torch") and hasattr(value, "detach") and str(getattr(value, "dtype", "")) in _TORCH_16:
@@ -70,7 +89,11 @@ _TORCH_16 = {"torch.float16": "float16", "torch.bfloat16": "bfloat16"}
 
 
 def is_exotic_float(dtype: np.dtype) -> bool:
-    """Whether `dtype` is one of ml_dtypes' floats (JAX's bfloat16, float8...): NumPy kind 'V'."""
+    """Whether `dtype` is one of ml_dtypes' floats (JAX's bfloat16, float8...): NumPy kind 'V'.
+
+    Args:
+        dtype: A NumPy dtype.
+    """
     return dtype.kind == "V" and dtype.name.startswith(_EXOTIC_FLOAT_PREFIXES)  # kind first: dtype.name is slow
 
 
@@ -111,15 +134,30 @@ def _as_array(value: Any, name: str) -> np.ndarray:
 
 
 def check_numeric(array: np.ndarray, name: str) -> np.ndarray:
-    """Raises TypeError naming `name` unless `array` holds bools, integers or real floats."""
+    """Checks that `array` holds bools, integers or real floats.
+
+    Args:
+        array: A NumPy array.
+        name: The argument's name in error messages.
+
+    Returns:
+        `array` itself.
+
+    Raises:
+        TypeError: Another dtype (complex, strings, objects).
+    """
     if array.dtype.kind not in "biuf":
         raise TypeError(f"{name}: expected numeric values, got dtype {array.dtype}")
     return array
 
 
 def count_beyond_float32(array: np.ndarray) -> int:
-    """How many finite values of a wider float array float32 cannot hold (the array twin of
-    `args.check_float32`): a cast to float32 would write them as ±inf."""
+    """How many finite values of a wider float array float32 cannot hold: a cast to float32 would
+    write them as ±inf.
+
+    Args:
+        array: A NumPy array (0 for anything but floats wider than float32).
+    """
     if array.dtype.kind != "f" or array.dtype.itemsize <= 4:
         return 0
     with np.errstate(invalid="ignore"):
@@ -129,8 +167,17 @@ def count_beyond_float32(array: np.ndarray) -> int:
 def to_float(value: Any, name: str = "value") -> float:
     """Returns a scalar as a Python float; NaN and ±Inf pass through unchanged.
 
-    Fast for Python floats (the common add_scalar case). Accepts ints, bools, NumPy scalars
-    and 0-d or one-element arrays/tensors; raises TypeError naming `name` otherwise.
+    Fast for Python floats (the common add_scalar case).
+
+    Args:
+        value: An int, bool, float, NumPy scalar, or a 0-d or one-element array or tensor.
+        name: The argument's name in error messages.
+
+    Returns:
+        A float.
+
+    Raises:
+        TypeError: None, a str, a complex number, or more than one element.
     """
     kind = type(value)
     if kind is float:

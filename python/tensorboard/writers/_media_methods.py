@@ -75,8 +75,20 @@ class MediaMethods:
     @states_order
     def add_histogram(self, tag: str, values=None, global_step=None, bins="tensorflow", walltime=None,
                       max_bins: int | None = None) -> None:
-        """Logs a histogram of `values`; `bins` as in numpy.histogram, or TensorBoard's default buckets
-        ("tensorflow" or MXBoard's "default")."""
+        """Logs a histogram of `values` (any shape, flattened) at a step.
+
+        Args:
+            tag: The chart's name, a non-empty str.
+            values: Finite numbers: an array or tensor of any framework.
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            bins: "tensorflow" (or MXBoard's "default"): TensorBoard's exponential buckets; else what
+                numpy.histogram takes: a bucket count, increasing edges, or a rule name ("auto", "fd", ...).
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+            max_bins: Merge neighbouring buckets until at most this many remain.
+
+        Raises:
+            ValueError: Empty `values`, NaN or infinite values, values outside explicit edges, or invalid `bins`.
+        """
         from tensorboard import summary
         from tensorboard.summary.histogram import check_histogram_args
 
@@ -92,7 +104,23 @@ class MediaMethods:
     @states_order
     def add_histogram_raw(self, tag: str, min, max, num, sum, sum_squares, bucket_limits, bucket_counts,
                           global_step=None, walltime=None) -> None:
-        """Logs a histogram from precomputed statistics and buckets (checked: see histogram_raw_proto)."""
+        """Logs a histogram from precomputed statistics and buckets.
+
+        Args:
+            tag: The chart's name, a non-empty str.
+            min: The smallest value.
+            max: The largest value (not below `min` unless `num` is 0).
+            num: The number of values; the bucket counts must add up to it.
+            sum: The sum of the values.
+            sum_squares: The sum of their squares.
+            bucket_limits: The buckets' right edges, non-decreasing; bucket i holds (limit[i-1], limit[i]].
+            bucket_counts: The number of values in each bucket (finite, non-negative).
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+
+        Raises:
+            ValueError: Statistics TensorBoard could not draw, named in the message.
+        """
         from tensorboard.summary.histogram import histogram_raw_proto
 
         histo = histogram_raw_proto(min, max, num, sum, sum_squares, bucket_limits, bucket_counts)
@@ -102,8 +130,24 @@ class MediaMethods:
     @states_order
     def add_image(self, tag: str, image=None, global_step=None, walltime=None, dataformats: str | None = None, *,
                   img_tensor=None) -> None:
-        """Logs an image: HW, CHW (default for 3-D), HWC or a batch (NCHW, tiled into a grid)."""
+        """Logs an image (or a batch tiled into a grid) as a PNG.
 
+        Args:
+            tag: The image's name, a non-empty str.
+            image: An array or tensor laid out as `dataformats` says: floats in [0, 1], uint8 0..255
+                (other dtypes: see `tensorboard.summary.image`); out of range is clipped, with a warning.
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+            dataformats: Letters of N, C, H, W ("CHW", "HWC", "HW", "NCHW", ...); None: "HW" for
+                2-D, "CHW" for 3-D, "NCHW" for 4-D input.
+            img_tensor: torch's and tensorboardX's keyword for `image`.
+
+        Raises:
+            ValueError: A shape that does not fit `dataformats`, not 1, 3 or 4 channels, or an empty image.
+
+        Examples:
+            >>> writer.add_image("input", np.random.rand(3, 64, 64), global_step=0)
+        """
         image = require("image", pick("image", image, "img_tensor", img_tensor))
         if dataformats is None:
             rank = getattr(image, "ndim", None)
@@ -125,8 +169,19 @@ class MediaMethods:
     @states_order
     def add_images(self, tag: str, images=None, global_step=None, walltime=None, dataformats: str = "NCHW", *,
                    img_tensor=None) -> None:
-        """Logs a batch of images tiled into one grid; a list of images (each without N) is stacked first."""
+        """Logs a batch of images tiled into one grid image.
 
+        Args:
+            tag: The image's name, a non-empty str.
+            images: A batch laid out as `dataformats` says, or a list of same-shaped images (each without N).
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+            dataformats: Letters of N, C, H, W; "NCHW" by default.
+            img_tensor: torch's and tensorboardX's keyword for `images`.
+
+        Raises:
+            ValueError: An empty list, images of different shapes, or a shape that does not fit `dataformats`.
+        """
         images = require("images", pick("images", images, "img_tensor", img_tensor))
         if not isinstance(dataformats, str):
             raise TypeError(f"dataformats: expected a str such as 'NCHW', got {type(dataformats).__name__}")
@@ -139,8 +194,21 @@ class MediaMethods:
     @states_order
     def add_image_with_boxes(self, tag: str, img_tensor, box_tensor, global_step=None, walltime=None,
                              rescale: float = 1, dataformats: str = "CHW", labels=None) -> None:
-        """Logs an image with boxes drawn on it: box_tensor is N x 4 pixel corners (xmin, ymin, xmax, ymax),
-        labels one str per box (drawn with Pillow). Positional order torch's (rescale before dataformats)."""
+        """Logs an image with boxes drawn on it in red (torch's positional order: rescale before dataformats).
+
+        Args:
+            tag: The image's name, a non-empty str.
+            img_tensor: One image, laid out as `dataformats` says.
+            box_tensor: N x 4 pixel corners (xmin, ymin, xmax, ymax), or one box as a 4-vector.
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+            rescale: A positive factor the image is scaled by after drawing.
+            dataformats: Letters of C, H, W ("CHW" by default).
+            labels: One str per box, written on it (needs Pillow).
+
+        Raises:
+            ValueError: A batch instead of one image, boxes not N x 4, or not one label per box.
+        """
         from tensorboard import summary
         from tensorboard.summary.image_boxes import check_image_boxes_args
 
@@ -162,7 +230,18 @@ class MediaMethods:
 
     @states_order
     def add_figure(self, tag: str, figure, global_step=None, close: bool = True, walltime=None) -> None:
-        """Logs a matplotlib figure (or a list of them, as a batch) as an image."""
+        """Logs a matplotlib figure (or a list of same-size figures, as a batch) as an image.
+
+        Args:
+            tag: The image's name, a non-empty str.
+            figure: A matplotlib Figure, or a list of them.
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            close: Close the figure(s) once rendered.
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+
+        Raises:
+            ValueError: An empty list, or figures that render at different sizes.
+        """
         from tensorboard import summary
 
         check_tag(tag)
@@ -177,7 +256,20 @@ class MediaMethods:
     @states_order
     def add_video(self, tag: str, video=None, global_step=None, fps: float = 4, walltime=None,
                   dataformats: str = "NTCHW", *, vid_tensor=None) -> None:
-        """Logs a video (N, T, C, H, W by default) as an animated GIF."""
+        """Logs a video as an animated GIF (a batch is tiled into a grid per frame).
+
+        Args:
+            tag: The video's name, a non-empty str.
+            video: Frames laid out as `dataformats` says; pixel values as in `add_image`.
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            fps: Frames per second, positive; GIF plays the nearest 100/k, at most 50.
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+            dataformats: Letters of N, T, C, H, W ("NTCHW" by default; N and C optional).
+            vid_tensor: torch's and tensorboardX's keyword for `video`.
+
+        Raises:
+            ValueError: A shape that does not fit `dataformats`, not 1, 3 or 4 channels, or a bad `fps`.
+        """
         from tensorboard import summary
         from tensorboard.summary.video import check_video_args
 
@@ -191,11 +283,21 @@ class MediaMethods:
     @states_order
     def add_audio(self, tag: str, snd_tensor=None, global_step=None, sample_rate=44100, walltime=None, *,
                   audio=None) -> None:
-        """Logs audio samples in [-1, 1]: a mono clip (L,) or (1, L), or (channels, L) as torchaudio.
+        """Logs an audio clip as 16-bit WAV.
 
-        Any shape with one dimension above 1 is a mono clip, as torch squeezes it; (C, L) arrays with up
-        to 32 channels are channels-first (see `tensorboard.summary.audio.clip_shape`). `audio` is
-        MXBoard's keyword for `snd_tensor`.
+        Args:
+            tag: The clip's name, a non-empty str.
+            snd_tensor: A mono clip (any shape with one dimension above 1, as torch squeezes it) or
+                (channels, length) as torchaudio's, up to 32 channels. Floats in [-1, 1] (clipped
+                beyond, with a warning) or integer PCM samples (int16, ...).
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            sample_rate: Samples per second, a positive integer.
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+            audio: MXBoard's keyword for `snd_tensor`.
+
+        Raises:
+            TypeError: A dtype without a PCM scale (bool, int64, uint64).
+            ValueError: A shape that is not a clip, more than 32 channels, or a bad `sample_rate`.
         """
         from tensorboard.summary.audio import CHANNELS_FIRST
 
@@ -223,7 +325,18 @@ class MediaMethods:
     @states_order
     def add_text(self, tag: str, text: str | None = None, global_step=None, walltime=None, *,
                  text_string: str | None = None) -> None:
-        """Logs a text (markdown) note."""
+        """Logs a text, rendered as markdown by the Text dashboard.
+
+        Args:
+            tag: The text's name, a non-empty str.
+            text: A str, or a nested list of str (a 2-D one is shown as a table).
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+            text_string: torch's and tensorboardX's keyword for `text`.
+
+        Raises:
+            ValueError: Text that is not valid Unicode, or more than 16 MiB of UTF-8 in one call.
+        """
         from tensorboard import summary
 
         text = require("text", pick("text", text, "text_string", text_string))
@@ -232,7 +345,20 @@ class MediaMethods:
     @states_order
     def add_pr_curve(self, tag: str, labels, predictions, global_step=None, num_thresholds=127, weights=None,
                      walltime=None) -> None:
-        """Logs a precision-recall curve of binary `labels` against `predictions` in [0, 1]."""
+        """Logs a precision-recall curve of binary `labels` against `predictions`.
+
+        Args:
+            tag: The curve's name, a non-empty str.
+            labels: Ground truth: bools or 0/1, one per prediction.
+            predictions: Scores in [0, 1], as many as `labels`.
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            num_thresholds: Thresholds of the curve, an int in [1, 65536].
+            weights: A scalar, or one weight per example (finite, non-negative).
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+
+        Raises:
+            ValueError: Labels other than 0/1, predictions outside [0, 1], or mismatched lengths.
+        """
         from tensorboard import summary
         from tensorboard.summary.pr_curve import check_pr_curve_args
 
@@ -248,7 +374,24 @@ class MediaMethods:
     def add_pr_curve_raw(self, tag: str, true_positive_counts, false_positive_counts, true_negative_counts,
                          false_negative_counts, precision, recall, global_step=None, num_thresholds: int | None = None,
                          weights=None, walltime=None) -> None:
-        """Logs a precision-recall curve from precomputed counts; num_thresholds defaults to the series length."""
+        """Logs a precision-recall curve from precomputed counts, one value per threshold in each series.
+
+        Args:
+            tag: The curve's name, a non-empty str.
+            true_positive_counts: True positives at each threshold.
+            false_positive_counts: False positives at each threshold.
+            true_negative_counts: True negatives at each threshold.
+            false_negative_counts: False negatives at each threshold.
+            precision: Precision at each threshold.
+            recall: Recall at each threshold.
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            num_thresholds: The series' length; None: the length of `true_positive_counts`.
+            weights: Accepted for tensorboardX's signature and not used (the counts are weighted already).
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+
+        Raises:
+            ValueError: A series of another length, or negative counts.
+        """
         from tensorboard import summary
 
         self._add(summary.pr_curve_raw(check_tag(tag), true_positive_counts, false_positive_counts,
@@ -258,7 +401,20 @@ class MediaMethods:
     @states_order
     def add_mesh(self, tag: str, vertices, colors=None, faces=None, config_dict=None, global_step=None,
                  walltime=None) -> None:
-        """Logs a 3-D mesh or point cloud (vertices [1, N, 3], optional colors and faces)."""
+        """Logs a 3-D mesh, or a point cloud without `faces`, for the Mesh dashboard.
+
+        Args:
+            tag: The mesh's name, a non-empty str.
+            vertices: (batch, N, 3) or (N, 3) coordinates.
+            colors: RGB per vertex, like `vertices`: 0..255, or floats in [0, 1].
+            faces: (batch, F, 3) or (F, 3) integer vertex indices.
+            config_dict: three.js settings (camera, lights, material), JSON-serializable.
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+
+        Raises:
+            ValueError: Shapes that do not fit together, indices of missing vertices, or colors out of range.
+        """
         import copy
 
         from tensorboard import summary

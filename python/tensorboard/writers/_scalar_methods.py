@@ -81,14 +81,32 @@ class ScalarMethods:
     def add_scalar(self, tag: str, scalar_value=None, global_step=None, walltime=None, new_style: bool = False,
                    double_precision: bool = False, *, value=None, display_name: str | None = None,
                    summary_description: str | None = None) -> None:
-        """Logs a scalar (torch's positional order; tensorboardX's 5th and 6th, `display_name` and
-        `summary_description`, are keywords here).
+        """Logs one number at a step: a point of the curve `tag`.
 
-        scalar_value (MXBoard's keyword: `value`): a number; or MXBoard's named scalars, a
-            dict {name: number} or a pair (name, number), each name in sub-run `<logdir>/<tag>/<name>`.
-        new_style: log a float32 tensor for the scalars plugin instead of the legacy simple_value.
-        double_precision: log a float64 tensor (implies new_style; torch ignores it without new_style).
-        A finite value beyond float32's range is logged as ±inf with a warning unless double_precision.
+        torch's positional order; tensorboardX's 5th and 6th, `display_name` and
+        `summary_description`, are keywords here. A finite value beyond float32's range is
+        logged as ±inf with a warning unless `double_precision`.
+
+        Args:
+            tag: The curve's name, a non-empty str ("train/loss").
+            scalar_value: A real number: Python, NumPy, or a one-element tensor of any framework.
+                MXBoard's named scalars, a dict {name: number} or a pair (name, number), log
+                each name in sub-run `<logdir>/<tag>/<name>`, as `add_scalars` does.
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+            new_style: Log a float32 tensor for the scalars plugin instead of the legacy `simple_value`.
+            double_precision: Log a float64 tensor (implies `new_style`; torch ignores it without).
+            value: MXBoard's keyword for `scalar_value`.
+            display_name: The name the dashboard shows for the tag (tensorboardX's).
+            summary_description: The tag's description (tensorboardX's).
+
+        Raises:
+            TypeError: A tag that is not a str, a value that is not one real number, a missing
+                value, or both `scalar_value` and `value`.
+            ValueError: An empty tag, or a step outside int64.
+
+        Examples:
+            >>> writer.add_scalar("train/loss", 0.25, global_step=10)
         """
         try:  # not a decorator: this is the hot path, and a try costs nothing until it catches
             if value is None:
@@ -169,8 +187,23 @@ class ScalarMethods:
     @states_order
     def add_scalars(self, main_tag: str, tag_scalar_dict: Mapping[str, Any] | None = None, global_step=None,
                     walltime=None, *, value: Mapping[str, Any] | None = None) -> None:
-        """Logs several scalars into one chart: key k goes to sub-run `<logdir>/<main_tag>/<k>` under tag
-        `main_tag` (tensorboardX's and MXBoard's layout; torch names the sub-run `<main_tag>_<k>`)."""
+        """Logs several curves into one chart: key k goes to sub-run `<logdir>/<main_tag>/<k>`, under tag
+        `main_tag` (tensorboardX's and MXBoard's layout; torch names the sub-run `<main_tag>_<k>`).
+
+        Args:
+            main_tag: The chart's name, also the sub-runs' parent directory.
+            tag_scalar_dict: A non-empty dict {name: number}; each name is a sub-run.
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+            value: MXBoard's keyword for `tag_scalar_dict`.
+
+        Raises:
+            TypeError: An empty or non-dict `tag_scalar_dict`, or a value that is not one real number.
+            ValueError: A `main_tag` or key that is empty or would name a directory outside the logdir.
+
+        Examples:
+            >>> writer.add_scalars("loss", {"train": 0.25, "val": 0.31}, global_step=10)
+        """
         check_run_name(main_tag, "main_tag")
         scalars = pick("tag_scalar_dict", tag_scalar_dict, "value", value)
         if not isinstance(scalars, Mapping) or not scalars:
@@ -202,8 +235,12 @@ class ScalarMethods:
             self._scalars.exported.setdefault(writer.get_logdir(), []).append(entry)
 
     def export_scalars_to_json(self, path: str | os.PathLike) -> None:
-        """Writes the scalars add_scalars (and dict/pair add_scalar) logged since the last export to `path`
-        as {"<run dir>": [[wall_time, step, value], ...]}, then forgets them (tensorboardX's format)."""
+        """Writes the scalars `add_scalars` (and dict/pair `add_scalar`) logged since the last export to
+        `path` as JSON, {"<run dir>": [[wall_time, step, value], ...]}, then forgets them (tensorboardX's format).
+
+        Args:
+            path: The JSON file to write (replaced if it exists).
+        """
         scalars = self._scalars
         if any(entry[2] is None for entries in scalars.exported.values() for entry in entries):
             self.flush()  # values add_scalars took without waiting: their numbers come with their conversion

@@ -20,9 +20,20 @@ class StructureMethods:
     @states_order
     def add_graph(self, model, input_to_model=None, verbose: bool = False, use_strict_trace: bool | None = None,
                   **kwargs) -> None:
-        """Logs a model graph: GraphDef, MXNet Symbol or HybridBlock, torch module, ONNX model or JAX function.
+        """Logs a model's graph for the Graphs dashboard (`tensorboard.graph.to_graph_def` converts it).
 
-        use_strict_trace: torch's; strict tracing (its default, True) refuses models returning dicts or lists.
+        Args:
+            model: A GraphDef (or its bytes), an MXNet Symbol or hybridized HybridBlock, a
+                torch.nn.Module, an ONNX ModelProto or `.onnx` path, or a JAX/Flax function or module.
+            input_to_model: Example inputs: torch, JAX and Flax models are traced with them; MXNet's
+                add inferred shapes.
+            verbose: torch's; accepted and not used.
+            use_strict_trace: torch's; True refuses models returning dicts (torch's default). None: not strict.
+            **kwargs: Passed to the framework's converter (e.g. Flax linen's `variables=`).
+
+        Raises:
+            TypeError: A model no converter takes, or `use_strict_trace` for a model that is not PyTorch.
+            ValueError: Bytes that are not a serialized GraphDef.
         """
         if use_strict_trace is not None:
             from tensorboard.graph import framework_of
@@ -38,17 +49,38 @@ class StructureMethods:
 
     @states_order
     def add_onnx_graph(self, onnx_model_file) -> None:
-        """Logs the graph of an ONNX model file (or ModelProto), as tensorboardX's add_onnx_graph."""
+        """Logs the graph of an ONNX model, as tensorboardX's add_onnx_graph.
+
+        Args:
+            onnx_model_file: A `.onnx` path or an ONNX ModelProto.
+
+        Raises:
+            TypeError: Neither a `.onnx` path nor a ModelProto.
+        """
         self._file_writer.add_onnx_graph(onnx_model_file)
 
     @states_order
     def add_embedding(self, mat=None, metadata=None, label_img=None, global_step=None, tag: str = "default",
                       metadata_header: Sequence[str] | None = None, *, embedding=None, labels=None,
                       images=None) -> None:
-        """Logs embeddings for the Projector: a 2-D matrix with optional labels and label images.
+        """Writes an embedding for the Projector dashboard (torch's and tensorboardX's positional order).
 
-        torch's and tensorboardX's positional order; `embedding`, `labels`, `images` are MXBoard's
-        keywords for `mat`, `metadata`, `label_img`.
+        The files go to `<logdir>/<step:05d>/<tag>/` (`<logdir>/<tag>/` without a step), and the
+        run's projector_config.pbtxt lists them.
+
+        Args:
+            mat: An (N, D) matrix of numbers, one row per point.
+            metadata: N labels, or N rows of columns with `metadata_header`.
+            label_img: N thumbnails, NCHW (or NHW).
+            global_step: The step; None writes without one (or with `use_metadata`'s step).
+            tag: The embedding's name.
+            metadata_header: Column names, for labels of two or more columns.
+            embedding: MXBoard's keyword for `mat`.
+            labels: MXBoard's keyword for `metadata`.
+            images: MXBoard's keyword for `label_img`.
+
+        Raises:
+            ValueError: A `mat` that is not a non-empty 2-D array, or labels or images that are not one per row.
         """
         embedding = require("mat", pick("mat", mat, "embedding", embedding))
         if isinstance(embedding, str):
@@ -75,11 +107,26 @@ class StructureMethods:
 
         The HParams dashboard then lists the run as one trial, named by the run. A metric that names
         a scalar tag this writer already logged in its run links to that curve (nothing more is logged
-        for it); a metric without a curve is logged as one point in the run. `run_name` (tensorboardX: `name`)
-        writes the session into the sub-run `<run>/<run_name>` instead, with every metric as one
-        point there: tensorboardX's and torch's layout. torch's positional order; tensorboardX's 3rd
-        positional is its `name` (here the keyword `name` or `run_name`).
-        hparam_domain_discrete: {name: [allowed values]}, the hparam's domain in the dashboard.
+        for it); a metric without a curve is logged as one point in the run. A second session with
+        other hparams in this writer's own run goes to a time-stamped sub-run, with a warning. torch's
+        positional order; tensorboardX's 3rd positional is its `name` (here a keyword).
+
+        Args:
+            hparam_dict: {name: value}, each value a bool, str, int or float.
+            metric_dict: {metric tag: final number}.
+            hparam_domain_discrete: {name: [allowed values]}, the hparam's domain in the dashboard.
+            run_name: Write the session into sub-run `<run>/<run_name>` instead, every metric as one
+                point there (tensorboardX's and torch's layout); "." is this writer's own run.
+            global_step: The step of the metric points; None is 0 (or `use_metadata`'s step).
+            name: tensorboardX's keyword for `run_name`.
+
+        Raises:
+            TypeError: Non-dict arguments, or a value that is not a bool, str or number.
+            ValueError: A `run_name` that already holds a session with other hparams, or a domain for an
+                hparam not in `hparam_dict`.
+
+        Examples:
+            >>> writer.add_hparams({"lr": 0.1, "optimizer": "adam"}, {"hparam/accuracy": 0.93})
         """
         from tensorboard import summary
         from tensorboard.values.convert import to_float
@@ -145,10 +192,21 @@ class StructureMethods:
 
     @states_order
     def add_custom_scalars(self, layout) -> None:
-        """Logs a custom_scalars layout: {category: {chart: ['Multiline', [tags]] | ['Margin', [v, lo, hi]]}}.
+        """Logs a layout of charts for the Custom Scalars dashboard.
 
         The dashboard shows one layout per run, the last logged, so the layout logged is this
         writer's earlier layouts plus this one: a chart with the same category and title is replaced.
+
+        Args:
+            layout: {category: {chart title: ["Multiline", [tag regexes]] or ["Margin", [value,
+                lower, upper]]}}, or a Layout proto.
+
+        Raises:
+            TypeError: A layout not of that form.
+            ValueError: A chart kind other than Multiline or Margin, or a Margin chart without three tags.
+
+        Examples:
+            >>> writer.add_custom_scalars({"loss": {"train vs val": ["Multiline", ["loss/train", "loss/val"]]}})
         """
         from tensorboard import summary
         from tensorboard.summary.custom_scalars import layout_proto
@@ -158,14 +216,29 @@ class StructureMethods:
     @states_order
     def add_custom_scalars_multilinechart(self, tags: Sequence[str], category: str = "default",
                                           title: str = "untitled") -> None:
-        """A custom_scalars layout with one multi-line chart."""
+        """Adds one multi-line chart to the Custom Scalars layout (see `add_custom_scalars`).
+
+        Args:
+            tags: The charted tags (regexes), a list of str.
+            category: The chart's category.
+            title: The chart's title.
+        """
         self.add_custom_scalars({check_tag(category, "category"): {check_tag(title, "title"): [
             "Multiline", _chart_tags(tags)]}})
 
     @states_order
     def add_custom_scalars_marginchart(self, tags: Sequence[str], category: str = "default",
                                        title: str = "untitled") -> None:
-        """A custom_scalars layout with one margin chart over [value, lower, upper] tags."""
+        """Adds one margin chart (a value between lower and upper bounds) to the Custom Scalars layout.
+
+        Args:
+            tags: Three tags: [value, lower, upper].
+            category: The chart's category.
+            title: The chart's title.
+
+        Raises:
+            ValueError: Not three tags.
+        """
         tags = _chart_tags(tags)
         if len(tags) != 3:
             raise ValueError(f"tags must be [value, lower, upper], got {len(tags)} tags")

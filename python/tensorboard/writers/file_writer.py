@@ -20,13 +20,28 @@ from tensorboard.values.args import check_step, check_walltime
 class FileWriter:
     """Writes Summary protos and Events to a new event file in `logdir`, asynchronously.
 
-    fsync: fsync the file on every flush (power-loss durability, slower).
-    on_error: "raise" (default) raises an I/O error at the next add/flush/close; "warn" warns once,
-        drops and counts what cannot be written and retries (see tensorboard.events.event_file).
-    max_file_bytes: roll over to a new event file at this size (default: 16 MiB on object stores).
-    storage_options: fsspec options for a remote logdir URL (e.g. {"endpoint_url": ...} for S3).
-    max_pending_snapshot_bytes: device memory the copies of JAX/MXNet/GPU values awaiting conversion
-        may hold (default 256 MiB, see tensorboard.values.deferred); past it adding waits.
+    Args:
+        logdir: The run directory, or a URL (s3://, gs://, ... through fsspec).
+        max_queue: Queued events that wake the writer thread for a batch write.
+        flush_secs: The longest an event waits in memory before it is written.
+        filename_suffix: Appended to the event file's name.
+        fsync: fsync the file on every flush (power-loss durability, slower).
+        max_pending_bytes: Memory the queue may hold (default 64 KiB); past it adding waits.
+        max_pending_snapshot_bytes: Device memory the copies of JAX/MXNet/GPU values awaiting conversion
+            may hold (default 256 MiB, see tensorboard.values.deferred); past it adding waits.
+        on_error: "raise" (default) raises an I/O error at the next add/flush/close; "warn" warns once,
+            drops and counts what cannot be written and retries (see tensorboard.events.event_file).
+        max_file_bytes: Roll over to a new event file at this size (default: 16 MiB on object stores).
+        storage_options: fsspec options for a remote logdir URL (e.g. {"endpoint_url": ...} for S3).
+
+    Raises:
+        TypeError: `logdir` is None.
+        ValueError: An invalid option (`max_queue`, `flush_secs`, `on_error`, ...).
+
+    Examples:
+        >>> from tensorboard import FileWriter, summary
+        >>> with FileWriter("runs/exp1") as writer:
+        ...     writer.add_summary(summary.scalar("loss", 0.5), global_step=1)
     """
 
     def __init__(self, logdir: str | os.PathLike, max_queue: int = 10, flush_secs: float = 120,
@@ -90,7 +105,11 @@ class FileWriter:
     # -- adding ------------------------------------------------------------------------------------
 
     def add_event_bytes(self, event_bytes: bytes) -> None:
-        """Queues an already serialized Event."""
+        """Queues an already serialized Event.
+
+        Args:
+            event_bytes: The Event's wire bytes (not checked).
+        """
         writer = self._writer
         if writer is None:
             writer = self._event_writer()
@@ -100,8 +119,11 @@ class FileWriter:
             self._closed_under(writer).write(event_bytes)
 
     def add_deferred(self, item) -> None:
-        """Queues an event converted and encoded off this thread from a framework value (see
-        `tensorboard.values.deferred`)."""
+        """Queues an event converted and encoded off this thread from a framework value.
+
+        Args:
+            item: A `tensorboard.values.deferred.Deferred`: the value's snapshot and its encoder.
+        """
         writer = self._writer
         if writer is None:
             writer = self._event_writer()
@@ -118,7 +140,14 @@ class FileWriter:
         return self._event_writer()
 
     def add_event(self, event: event_pb2.Event) -> None:
-        """Queues an Event proto (ours or upstream's `tensorboard.compat.proto`); a missing wall_time is set to now."""
+        """Queues an Event proto; a missing wall_time is set to now.
+
+        Args:
+            event: An Event proto, ours or upstream's `tensorboard.compat.proto`.
+
+        Raises:
+            TypeError: Not an Event proto.
+        """
         if not is_message(event, event_pb2.Event):
             raise TypeError(f"event must be a tensorboard Event proto, got {type(event).__name__}")
         if not event.wall_time:
@@ -127,7 +156,17 @@ class FileWriter:
         self.add_event_bytes(event.SerializeToString())
 
     def add_summary(self, summary: summary_pb2.Summary | bytes, global_step=None, walltime=None) -> None:
-        """Queues a Summary proto (or its serialized bytes) at `global_step`."""
+        """Queues a Summary proto (or its serialized bytes) at `global_step`.
+
+        Args:
+            summary: A Summary proto (ours or upstream's) or its serialized bytes.
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+
+        Raises:
+            TypeError: Not a Summary proto or bytes.
+            ValueError: Bytes that are not a serialized Summary, or a step outside int64.
+        """
         if is_message(summary, summary_pb2.Summary):  # ours or upstream's: the same wire format
             summary_bytes = summary.SerializeToString()
         elif isinstance(summary, (bytes, bytearray, memoryview)):
@@ -145,7 +184,18 @@ class FileWriter:
         self.add_event_bytes(wire.summary_event(summary_bytes, step, check_walltime(walltime)))
 
     def add_graph(self, graph, input_to_model=None, walltime=None, **kwargs) -> None:
-        """Logs a model graph: a GraphDef (or its bytes) or any model `tensorboard.graph` converts."""
+        """Logs a model graph: a GraphDef (or its bytes) or any model `tensorboard.graph` converts.
+
+        Args:
+            graph: A GraphDef, its bytes, or a model (see `tensorboard.graph.to_graph_def`).
+            input_to_model: Example inputs for the models that need them.
+            walltime: Seconds since the epoch; None is now.
+            **kwargs: Passed to the framework's converter.
+
+        Raises:
+            TypeError: A model no converter takes.
+            ValueError: Bytes that are not a serialized GraphDef.
+        """
         if isinstance(graph, (bytes, bytearray)):
             from tensorboard.graph import parse_graph_def
 
@@ -161,7 +211,15 @@ class FileWriter:
         self.add_event_bytes(event.SerializeToString())
 
     def add_onnx_graph(self, graph, walltime=None) -> None:
-        """Logs an ONNX model (a ModelProto or a `.onnx` path) as a graph (tensorboardX's FileWriter method)."""
+        """Logs an ONNX model as a graph (tensorboardX's FileWriter method).
+
+        Args:
+            graph: An ONNX ModelProto or a `.onnx` path.
+            walltime: Seconds since the epoch; None is now.
+
+        Raises:
+            TypeError: Neither a ModelProto nor a `.onnx` path.
+        """
         from tensorboard.graph import framework_of
 
         if framework_of(graph) != "onnx":
@@ -169,7 +227,17 @@ class FileWriter:
         self.add_graph(graph, walltime=walltime)
 
     def add_session_log(self, status: str = "START", global_step=None, walltime=None, msg: str = "") -> None:
-        """Logs a SessionLog; START at a step makes readers drop events from that step on (restarts)."""
+        """Logs a SessionLog; START at a step makes readers drop the events logged earlier at that step or later.
+
+        Args:
+            status: "START", "STOP", "CHECKPOINT" or "STATUS_UNSPECIFIED".
+            global_step: The step; None is 0.
+            walltime: Seconds since the epoch; None is now.
+            msg: The log's message.
+
+        Raises:
+            ValueError: An unknown status.
+        """
         names = event_pb2.SessionLog.SessionStatus.keys()
         if status not in names:
             raise ValueError(f"status: expected one of {', '.join(names)}, got {status!r}")
@@ -207,7 +275,19 @@ class FileWriter:
         self._lock = threading.Lock()
 
     def use_metadata(self, *, global_step=None, walltime=None) -> ContextManager["FileWriter"]:
-        """Within the block, summaries added without a step or wall time get these (as tensorboardX's)."""
+        """A `with` block in which summaries added without a step or wall time get these (as tensorboardX's).
+
+        Args:
+            global_step: The step of the block's summaries.
+            walltime: Their wall time, in seconds since the epoch.
+
+        Returns:
+            A context manager that yields this writer.
+
+        Raises:
+            ValueError: Neither argument given (at the `with`).
+            RuntimeError: Already inside a `use_metadata` block of this writer.
+        """
         return defaults_block(self, self._defaults, global_step, walltime)
 
     def __enter__(self) -> "FileWriter":

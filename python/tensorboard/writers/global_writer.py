@@ -42,9 +42,23 @@ class _StepCounters:
 class GlobalSummaryWriter:
     """Logs with per-tag steps counted by the writer (0, 1, 2, ... for each tag and kind).
 
-    coalesce_process=True (tensorboardX's default) shares the counters with worker processes forked
-    after construction, through a multiprocessing.Manager that close() stops; False keeps them
-    per process and starts no helper process. Other arguments go to SummaryWriter.
+    Args:
+        logdir: The run directory or URL; None: `runs/<time>_<host><comment>`.
+        comment: The suffix of that default run name.
+        purge_step: Where a resumed run restarts (see `SummaryWriter`).
+        max_queue: Queued events that wake the writer thread.
+        flush_secs: Seconds an event may wait in memory before it is written.
+        filename_suffix: The event file name's suffix.
+        write_to_disk: False: a writer that writes nothing.
+        log_dir: torch's keyword for `logdir`.
+        coalesce_process: True (tensorboardX's default) shares the counters with worker processes
+            forked after construction, through a multiprocessing.Manager that close() stops; False
+            keeps them per process and starts no helper process.
+        **kwargs: Further `SummaryWriter` keywords (`on_error`, `storage_options`, ...).
+
+    Examples:
+        >>> writer = GlobalSummaryWriter.getSummaryWriter(logdir="runs/exp1")
+        >>> writer.add_scalar("loss", 0.5)  # step 0; the next call for "loss" is step 1
     """
 
     def __init__(self, logdir: str | os.PathLike | None = None, comment: str = "", purge_step: int | None = None,
@@ -54,6 +68,7 @@ class GlobalSummaryWriter:
         self.smw = SummaryWriter(logdir, max_queue=max_queue, flush_secs=flush_secs, filename_suffix=filename_suffix,
                                  log_dir=log_dir, comment=comment,
                                  purge_step=purge_step, write_to_disk=write_to_disk, **kwargs)
+        """The SummaryWriter underneath (tensorboardX's attribute)."""
         self._steps = _StepCounters(coalesce_process)
         self._pid = os.getpid()
 
@@ -62,35 +77,76 @@ class GlobalSummaryWriter:
             self.smw.flush()
 
     def add_scalar(self, tag: str, scalar_value, walltime=None) -> None:
-        """Logs a scalar at this tag's next step."""
+        """Logs a scalar at this tag's next step.
+
+        Args:
+            tag: The curve's name, a non-empty str.
+            scalar_value: A real number (as `SummaryWriter.add_scalar` takes it).
+            walltime: Seconds since the epoch; None is now.
+        """
         self.smw.add_scalar(tag, scalar_value, self._steps.next("scalar", tag), walltime)
         self._after()
 
     def add_histogram(self, tag: str, values, bins="tensorflow", walltime=None, max_bins: int | None = None) -> None:
-        """Logs a histogram at this tag's next step."""
+        """Logs a histogram at this tag's next step.
+
+        Args:
+            tag: The chart's name, a non-empty str.
+            values: Finite numbers, any shape.
+            bins: As `SummaryWriter.add_histogram`'s.
+            walltime: Seconds since the epoch; None is now.
+            max_bins: Merge neighbouring buckets until at most this many remain.
+        """
         self.smw.add_histogram(tag, values, self._steps.next("histogram", tag), bins=bins, walltime=walltime,
                                max_bins=max_bins)
         self._after()
 
     def add_image(self, tag: str, img_tensor, walltime=None, dataformats: str = "CHW") -> None:
-        """Logs an image at this tag's next step."""
+        """Logs an image at this tag's next step.
+
+        Args:
+            tag: The image's name, a non-empty str.
+            img_tensor: The image, laid out as `dataformats` says.
+            walltime: Seconds since the epoch; None is now.
+            dataformats: Letters of N, C, H, W ("CHW" by default).
+        """
         self.smw.add_image(tag, img_tensor, self._steps.next("image", tag), walltime=walltime, dataformats=dataformats)
         self._after()
 
     def add_text(self, tag: str, text_string: str, walltime=None) -> None:
-        """Logs a text at this tag's next step."""
+        """Logs a text at this tag's next step.
+
+        Args:
+            tag: The text's name, a non-empty str.
+            text_string: A markdown str.
+            walltime: Seconds since the epoch; None is now.
+        """
         self.smw.add_text(tag, text_string, self._steps.next("text", tag), walltime=walltime)
         self._after()
 
     def add_audio(self, tag: str, snd_tensor, sample_rate: int = 44100, walltime=None) -> None:
-        """Logs audio at this tag's next step."""
+        """Logs audio at this tag's next step.
+
+        Args:
+            tag: The clip's name, a non-empty str.
+            snd_tensor: The samples, as `SummaryWriter.add_audio` takes them.
+            sample_rate: Samples per second.
+            walltime: Seconds since the epoch; None is now.
+        """
         self.smw.add_audio(tag, snd_tensor, sample_rate=sample_rate, global_step=self._steps.next("audio", tag),
                            walltime=walltime)
         self._after()
 
     @staticmethod
     def getSummaryWriter(**kwargs: Any) -> "GlobalSummaryWriter":  # noqa: N802 (tensorboardX's name)
-        """The process-wide GlobalSummaryWriter, created on first call (kwargs apply then only)."""
+        """The process-wide GlobalSummaryWriter, created on the first call.
+
+        Args:
+            **kwargs: The constructor's arguments; used by the call that creates the writer only.
+
+        Returns:
+            The writer shared by the process (a new one after it is closed).
+        """
         global _instance
         with _instance_lock:
             if _instance is None:
@@ -103,9 +159,11 @@ class GlobalSummaryWriter:
         return self.smw.file_writer
 
     def get_logdir(self) -> str:
+        """The run directory this writer logs to."""
         return self.smw.get_logdir()
 
     def flush(self) -> None:
+        """Returns once everything logged so far is in the event files."""
         self.smw.flush()
 
     def close(self) -> None:

@@ -38,8 +38,14 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
     Every method takes torch.utils.tensorboard's positional order (tensorboardX's for methods torch
     does not have); MXBoard's keyword names (`value`, `values`, `audio`, `sample_rate`, `bins`, ...)
     work as keywords. Orders are never guessed from the values: MXBoard's positional order is
-    `tensorboard.mxboard.SummaryWriter`'s, and an invalid call fails naming the parameter and this
-    class's signature.
+    `tensorboard.mxboard.SummaryWriter`'s, and an invalid argument raises TypeError or ValueError
+    naming the parameter and this class's signature.
+
+    Examples:
+        >>> from tensorboard import SummaryWriter
+        >>> with SummaryWriter("runs/exp1") as writer:
+        ...     for step in range(100):
+        ...         writer.add_scalar("train/loss", 1 / (step + 1), step)
     """
 
     _public_name = "tensorboard.SummaryWriter"
@@ -64,14 +70,31 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
                  max_file_bytes: int | None = None, storage_options: Mapping[str, Any] | None = None,
                  rank: int | None = None, write_ranks=(0,), rank_subdir: bool = False, verbose: bool = True):
         """torch's positional order (log_dir, comment, purge_step, max_queue, flush_secs, filename_suffix),
-        then tensorboardX's write_to_disk; `log_dir` is torch's keyword for `logdir`.
+        then tensorboardX's write_to_disk.
 
-        on_error, max_file_bytes, storage_options: as FileWriter. rank, write_ranks, rank_subdir: which
-        processes of a distributed run write and whether each gets sub-run `rank<k>` (tensorboard.distributed).
+        Args:
+            logdir: The run directory, or a URL (s3://, gs://, ... through fsspec). None:
+                `runs/<Mon>DD_HH-MM-SS_<host><comment>`, a new run per writer, as in tensorboardX and torch.
+            comment: Appended to the run name made when `logdir` is None.
+            purge_step: Where a resumed run restarts: readers drop the events logged earlier at this
+                step or later.
+            max_queue: Queued events that wake the writer thread for a batch write.
+            flush_secs: The longest an event waits in memory before it is written.
+            filename_suffix: Appended to the event file's name.
+            write_to_disk: False (tensorboardX's) gives a writer that writes nothing.
+            log_dir: torch's keyword for `logdir`.
+            fsync: fsync the event file on every flush (power-loss durability, slower).
+            on_error: "raise": an I/O error is raised at the next add, flush or close. "warn": warn
+                once, drop and count (`dropped_events`) what cannot be written, and retry.
+            max_file_bytes: Start a new event file at this size (default: none locally, 16 MiB on object stores).
+            storage_options: fsspec options for a remote logdir (e.g. {"endpoint_url": ...} for S3).
+            rank: This process's rank in distributed training; None: from the launcher's environment.
+            write_ranks: The ranks that write, or "all"; the others get a writer that does nothing.
+            rank_subdir: Each writing rank logs into its own sub-run `rank<k>`.
+            verbose: MXBoard's; accepted and not used (nothing is printed per event).
 
-        Without a logdir the run is `runs/<time>_<host><comment>`, a new run per writer, as in
-        tensorboardX and torch. write_to_disk=False (tensorboardX) gives a writer that writes
-        nothing. verbose is MXBoard's and changes nothing (we never print per event).
+        Raises:
+            ValueError: An invalid option (`max_queue`, `flush_secs`, `on_error`, `rank`, ...).
         """
         purge_step = None if purge_step is None else check_step(purge_step, "purge_step")  # before any file exists
         logdir = pick("logdir", logdir, "log_dir", log_dir)
@@ -100,7 +123,11 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
     # -- plumbing ----------------------------------------------------------------------------------
 
     def get_logdir(self) -> str:
-        """The run directory this writer logs to."""
+        """The run directory this writer logs to.
+
+        Returns:
+            The logdir as given (or made), with `rank<k>` appended when `rank_subdir` applies.
+        """
         return self._logdir
 
     @property
@@ -162,11 +189,37 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
         (writer or self._file_writer).add_summary(summary, step, wall)
 
     def use_metadata(self, *, global_step=None, walltime=None) -> ContextManager["SummaryWriter"]:
-        """Within the block, add_* calls without a step or wall time get these (as tensorboardX's)."""
+        """A `with` block in which add_* calls without a step or wall time get these (as tensorboardX's).
+
+        Args:
+            global_step: The step of the block's events.
+            walltime: The wall time of the block's events, in seconds since the epoch.
+
+        Returns:
+            A context manager that yields this writer.
+
+        Raises:
+            ValueError: Neither argument given (at the `with`).
+            RuntimeError: Already inside a `use_metadata` block of this writer.
+
+        Examples:
+            >>> with writer.use_metadata(global_step=5):
+            ...     writer.add_scalar("loss", 0.3)
+        """
         return defaults_block(self, self._defaults, global_step, walltime)
 
     def add_summary(self, summary, global_step=None, walltime=None) -> None:
-        """Logs a ready Summary proto (as FileWriter.add_summary)."""
+        """Logs a ready Summary proto, such as `tensorboard.summary`'s functions return.
+
+        Args:
+            summary: What `FileWriter.add_summary` takes: a Summary proto or its bytes.
+            global_step: The step; None is 0 (or `use_metadata`'s step).
+            walltime: Seconds since the epoch; None is now (or `use_metadata`'s time).
+
+        Raises:
+            TypeError: Neither a Summary proto nor bytes.
+            ValueError: Bytes that do not parse as a Summary.
+        """
         self._add(summary, global_step, walltime)
         self._scalars.note_summary(summary)
 

@@ -24,7 +24,11 @@ _accepted_classes: set = set()  # Event classes seen (upstream's and ours: two d
 
 
 class AtomicCounter:
-    """A thread-safe counter; `get()` returns the current value and then increments it (upstream's API)."""
+    """A thread-safe counter; `get()` returns the current value and then increments it (upstream's API).
+
+    Args:
+        initial_value: The first value `get()` returns.
+    """
 
     def __init__(self, initial_value: int):
         self._value = initial_value
@@ -72,8 +76,20 @@ class EventFileWriter:
 
     def __init__(self, logdir, max_queue_size: int = 10, flush_secs: float = 120, filename_suffix: str = "",
                  *, core_options: dict | None = None):
-        """core_options: our FileWriter's settings for `tensorboard.events.event_file.EventFileWriter`, taken
-        as they are (max_queue, flush_secs, storage, fsync, on_error, ...) instead of upstream's two."""
+        """Upstream's constructor.
+
+        Args:
+            logdir: The directory of the event file.
+            max_queue_size: Events held in memory before a write; 0 or less writes each at once.
+            flush_secs: The longest an event waits in memory; 0 or less writes each at once.
+            filename_suffix: Appended to the file's name.
+            core_options: Our FileWriter's settings for `tensorboard.events.event_file.EventFileWriter`,
+                taken as they are (max_queue, flush_secs, storage, fsync, on_error, ...) instead of
+                upstream's two.
+
+        Raises:
+            TypeError: Arguments of the wrong type.
+        """
         self._logdir = logdir
         if not isinstance(filename_suffix, str):
             raise TypeError(f"filename_suffix must be a str, got {filename_suffix!r}")
@@ -99,7 +115,15 @@ class EventFileWriter:
         return self._core.path
 
     def add_event(self, event) -> None:
-        """Queues one `Event` (upstream's or ours); raises OSError once closed, TypeError for anything else."""
+        """Queues one `Event` (upstream's or ours).
+
+        Args:
+            event: An Event proto.
+
+        Raises:
+            OSError: The writer is closed.
+            TypeError: Not an Event proto.
+        """
         if event.__class__ not in _accepted_classes:
             _check_event(event)
         try:
@@ -129,7 +153,18 @@ def open_core(logdir, max_queue: int, flush_secs: float, filename_suffix: str,
               core_options: dict) -> event_file.EventFileWriter:
     """Opens an event file for our FileWriter through this module's `EventFileWriter`, looked up now,
     so a class patched in later (wandb.tensorboard.patch, sync_tensorboard) is constructed and sees
-    `logdir`. A replacement not built on ours is not used (it would write a second file)."""
+    `logdir`. A replacement not built on ours is not used (it would write a second file).
+
+    Args:
+        logdir: The run directory.
+        max_queue: As `tensorboard.events.event_file.EventFileWriter`'s.
+        flush_secs: As `tensorboard.events.event_file.EventFileWriter`'s.
+        filename_suffix: Appended to the file's name.
+        core_options: The core writer's other options (storage, fsync, on_error, ...).
+
+    Returns:
+        The `tensorboard.events.event_file.EventFileWriter` opened.
+    """
     opener = EventFileWriter
     options = dict(core_options, max_queue=max_queue, flush_secs=flush_secs)
     if not (isinstance(opener, type) and issubclass(opener, _OURS)):

@@ -1,13 +1,13 @@
 """The report page in real Chromium (Debian's, via Playwright), opened from file://: it loads nothing
 but itself, draws a chart per scalar tag with every run in its legend, smooths as TensorBoard does,
 switches to a log y axis, and shows images, text and the hparams table. Screenshots go to
-artifacts/ and to docs/assets/report.png (the docs' picture)."""
-import shutil
+artifacts/, which docs/assets/report.png (the docs' picture) must still look like."""
 from pathlib import Path
 
 import pytest
 from chromium import chromium
 from report_logdir import RUNS
+from waiting import module_from_file
 
 from tensorboard.reader import smooth
 from tensorboard.report import export_report
@@ -15,6 +15,8 @@ from tensorboard.report import export_report
 REPO = Path(__file__).resolve().parents[2]
 
 ARTIFACTS = REPO / "artifacts"
+SCREENSHOTS = module_from_file("screenshot_ui", REPO / "tools" / "screenshot_ui.py")
+SCREENSHOT_TOLERANCE = 2.0  # as tests/e2e/test_ui_screenshot.py's
 UI_TIMEOUT_MS = 60000  # upper bound for the page's scripts; guards against hangs only
 
 SCALAR_TAGS = ("eval/accuracy", "final/loss", "train/loss")
@@ -144,5 +146,18 @@ def test_hover_shows_each_runs_value_then_screenshot(opened):
     shot = ARTIFACTS / "report.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 10000
-    shutil.copyfile(shot, REPO / "docs" / "assets" / "report.png")
+    _assert_docs_picture_is(shot)
+
+
+def _assert_docs_picture_is(shot: Path) -> None:
+    """docs/assets/report.png is the page as drawn now (compared as tools/screenshot_ui.py compares the UI's
+    picture; the checkout is left as it is)."""
+    from PIL import Image
+
+    committed = REPO / "docs" / "assets" / "report.png"
+    renew = f"cp {shot.relative_to(REPO)} {committed.relative_to(REPO)} and commit it"
+    with Image.open(committed) as old, Image.open(shot) as new:
+        assert old.size == new.size, f"{committed.relative_to(REPO)} is {old.size}, the page is {new.size}: {renew}"
+    difference = SCREENSHOTS.difference(committed, shot)
+    assert difference < SCREENSHOT_TOLERANCE, f"{committed.relative_to(REPO)} is stale ({difference:.2f}): {renew}"
 

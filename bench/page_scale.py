@@ -28,6 +28,12 @@ def report_section(extra: dict | None) -> str:
             f"less time than tbparse's read (met: {yes_no(extra.get('target_met'))}).\n\n" + table(["", ""], rows))
 
 
+def met(value: float, targets: dict, name: str) -> str:
+    """'met' or 'missed' for a ratio whose goal is at most targets[name]."""
+    goal = targets.get(name)
+    return "–" if goal is None else ("met" if value <= goal else "missed")
+
+
 def serving_section(extra: dict | None) -> str:
     title = "## Serving large logdirs to the web UI (`bench/serving.py`)\n\n"
     if not has_result(extra) or "sizes" not in extra:
@@ -45,9 +51,10 @@ def serving_section(extra: dict | None) -> str:
             line.append(f"ours {ratio(size['speedup_vs_multiplexer'])} faster than the Python loader (goal ≥ "
                         f"{targets.get('speedup_vs_multiplexer')}×), in {size['memory_vs_multiplexer']:.0%} of its "
                         f"memory (goal ≤ {targets.get('memory_vs_multiplexer', 0.25):.0%})")
-        if "ratio_vs_native" in size:
-            line.append(f"{size['ratio_vs_native']}× the native server's time "
-                        f"(goal ≤ {targets.get('ratio_vs_native')}×)")
+        for name, what in (("ratio_vs_native", "the native server's time"), ("memory_vs_native", "its peak RSS"),
+                           ("reload_vs_native", "its time to serve the new points")):
+            if name in size:
+                line.append(f"{size[name]}× {what} (goal ≤ {targets.get(name)}×: {met(size[name], targets, name)})")
         in_process = size.get("standalone_in_process")
         if in_process:
             line.append(f"in process, a reload after the append takes {fmt(in_process['reload_after_append_s'])} s "

@@ -81,15 +81,16 @@ def test_a_preload_read_with_other_sizes_is_not_used(tmp_path):
 
 def test_a_failed_worker_leaves_the_read_to_the_server(tmp_path, monkeypatch):
     _logdir(tmp_path, runs=4)
-    original = Logdir.reload
+    original = Logdir.read_in_chunks
 
-    def failing(self):
-        if self._share is not None:  # only in the worker
-            raise OSError("disk went away")
-        original(self)
+    def failing(self, per_chunk):  # the worker sends its first chunk, then fails
+        chunks = original(self, 1)
+        yield next(chunks)
+        raise OSError("disk went away")
 
-    monkeypatch.setattr(Logdir, "reload", failing)
+    monkeypatch.setattr(Logdir, "read_in_chunks", failing)
     store, provider = preloaded(tmp_path)
+    assert len(store.runs()) == 4
     assert assert_same(provider, upstream(tmp_path)[1]) >= 2
 
 
@@ -147,3 +148,21 @@ def test_workers_split_the_runs_and_end(tmp_path):
 def test_runs_list_in_discovery_order_as_without_a_preload(tmp_path):
     _logdir(tmp_path, runs=25)
     assert list(preloaded(tmp_path, workers=2)[0].runs()) == list(ours(tmp_path)[0].runs())
+
+
+def test_the_workers_sizes_are_upstreams_defaults():
+    sizes, default = size_guidance(None)
+    assert (sizes, default) == (preload.UPSTREAM_SIZES, preload.UPSTREAM_DEFAULT_SIZE)
+
+
+def test_garbage_collection_is_back_once_the_runs_are_adopted_or_cancelled(tmp_path):
+    import gc
+
+    _logdir(tmp_path, runs=3)
+    assert gc.isenabled()
+    preloaded(tmp_path)
+    assert gc.isenabled()
+    work = preload.Preload(str(tmp_path))
+    assert not gc.isenabled()
+    work.cancel()
+    assert gc.isenabled()

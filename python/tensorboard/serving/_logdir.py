@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import posixpath
+import sys
 import threading
 
 from tensorboard.events.storage import is_remote, storage_for
@@ -65,14 +66,19 @@ class Logdir:
         """What decides the data read: sizes, purge rule and selection (a preload must have read with these)."""
         return tuple(sorted(self._sizes.items())), self._default_size, self._purge, self._selection
 
-    def hand_over(self, per_chunk: int):
-        """Yields lists of (name, directory, data, files) of every run, dropping each from this Logdir."""
-        names = list(self._runs)
+    def read_in_chunks(self, per_chunk: int):
+        """A preload worker's read: lists the runs once, reads `per_chunk` at a time, and yields each chunk
+        as lists of (name, directory, data, files), keeping none of it (so a worker holds one chunk)."""
+        found = self._found()
+        names = list(found)
         for k in range(0, len(names), per_chunk):
+            part = {name: found[name] for name in names[k:k + per_chunk]}
+            self._read_found(part)
             chunk = []
-            for name in names[k:k + per_chunk]:
-                run = self._runs.pop(name)
-                chunk.append((name, run.directory, run.state, run.files))
+            for name in part:
+                run = self._runs.pop(name, None)
+                if run is not None:
+                    chunk.append((name, run.directory, run.state, run.files))
             yield chunk
 
     def _adopt_preload(self) -> None:
@@ -87,6 +93,8 @@ class Logdir:
         except (PreloadMismatch, PreloadFailed) as err:
             logger.info("preload of the logdir not used (%s): reading it here", err)
             preload.cancel()
+        if os.environ.get("TENSORBOARD_STANDALONE_VERBOSE"):
+            print(f"preload adopted: {len(self._runs)} runs", file=sys.stderr, flush=True)
 
     def reload(self) -> None:
         """Finds runs and files, drops vanished ones, reads what was appended since the last reload."""
@@ -94,56 +102,65 @@ class Logdir:
             adopted = self._preload is not None
             if adopted:
                 self._adopt_preload()
-            found: dict[str, tuple[str, RemoteRoot | None, object]] = {}  # name -> (directory, root, files)
-            for root, prefix in self._roots.items():
-                if is_remote(root):
-                    remote = self._remote_root(root)
-                    try:
-                        listing = remote.run_files()
-                    except OSError as err:  # the store is unreachable now: keep what is served, try again
-                        logger.warning("listing %s: %s", root, err)
-                        listing = {directory: None for directory in self._known_directories(remote)}
-                    for directory, files in listing.items():
-                        name = prefixed(prefix, directory_run(remote.url, directory))
-                        found.setdefault(name, (directory, remote, files))
-                    continue
-                root = os.path.expanduser(root)
-                for directory, names in event_directories(storage_for(root), root, sort=False):
-                    found.setdefault(prefixed(prefix, directory_run(root, directory)), (directory, None, names))
-            if self._selection is not None:
-                found = {name: where for name, where in found.items() if self._selection.wants_run(name)}
-            if self._share is not None:
-                index, count = self._share
-                found = {name: where for name, where in found.items() if share_of(name, count) == index}
+            found = self._found()
             for name in [n for n in self._runs if n not in found]:
                 del self._runs[name]
-            remote_runs: dict[RemoteRoot, list] = {}
-            batch, swaps = Batch(), []
-            for name, (directory, remote, files) in found.items():
-                run = self._runs.get(name)
-                if run is None or run.directory != directory:
-                    run = self._runs[name] = _Run(directory, self._new_state(name))
-                if remote is not None:
-                    if files is not None:
-                        remote_runs.setdefault(remote, []).append((run, files))
-                    continue
-                try:
-                    fresh = self._reload_run(run, files, batch)
-                except OSError as err:  # the run vanished while being read: the next reload drops it
-                    logger.warning("reading run %r: %s", name, err)
-                    continue
-                if fresh is not None:
-                    swaps.append((run, fresh))
-            batch.flush()
-            for run, (state, files) in swaps:
-                run.state, run.files = state, files
+            self._read_found(found)
             if adopted:  # in discovery order, as a server that read the logdir itself lists them
                 self._runs = {name: self._runs[name] for name in found if name in self._runs}
-            for remote, runs in remote_runs.items():
-                self._reload_remote(remote, runs)
             if self._groups is not None:
                 self._group_states = self._groups.build({name: run.state for name, run in self._runs.items()})
             self.loaded.set()
+
+    def _found(self) -> dict:
+        """Run name -> (directory, its object-store root or None, its files) of every run served now."""
+        found: dict[str, tuple[str, RemoteRoot | None, object]] = {}
+        for root, prefix in self._roots.items():
+            if is_remote(root):
+                remote = self._remote_root(root)
+                try:
+                    listing = remote.run_files()
+                except OSError as err:  # the store is unreachable now: keep what is served, try again
+                    logger.warning("listing %s: %s", root, err)
+                    listing = {directory: None for directory in self._known_directories(remote)}
+                for directory, files in listing.items():
+                    name = prefixed(prefix, directory_run(remote.url, directory))
+                    found.setdefault(name, (directory, remote, files))
+                continue
+            root = os.path.expanduser(root)
+            for directory, names in event_directories(storage_for(root), root, sort=False):
+                found.setdefault(prefixed(prefix, directory_run(root, directory)), (directory, None, names))
+        if self._selection is not None:
+            found = {name: where for name, where in found.items() if self._selection.wants_run(name)}
+        if self._share is not None:
+            index, count = self._share
+            found = {name: where for name, where in found.items() if share_of(name, count) == index}
+        return found
+
+    def _read_found(self, found: dict) -> None:
+        """Reads what was appended to the runs of `found` (local ones together, object-store ones per root)."""
+        remote_runs: dict[RemoteRoot, list] = {}
+        batch, swaps = Batch(), []
+        for name, (directory, remote, files) in found.items():
+            run = self._runs.get(name)
+            if run is None or run.directory != directory:
+                run = self._runs[name] = _Run(directory, self._new_state(name))
+            if remote is not None:
+                if files is not None:
+                    remote_runs.setdefault(remote, []).append((run, files))
+                continue
+            try:
+                fresh = self._reload_run(run, files, batch)
+            except OSError as err:  # the run vanished while being read: the next reload drops it
+                logger.warning("reading run %r: %s", name, err)
+                continue
+            if fresh is not None:
+                swaps.append((run, fresh))
+        batch.flush()
+        for run, (state, files) in swaps:
+            run.state, run.files = state, files
+        for remote, runs in remote_runs.items():
+            self._reload_remote(remote, runs)
 
     def _remote_root(self, url: str) -> RemoteRoot:
         remote = self._remotes.get(url)

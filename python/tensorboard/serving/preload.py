@@ -1,5 +1,6 @@
 """The first read of a local logdir, started by the launcher before the web server's imports, in worker
-processes: the logdir is read on the other core while the server starts, and on both once it waits.
+processes forked once the reader's modules are imported: the logdir is read on the other core while the
+server starts, and on both once it waits.
 
 A worker reads its share of the runs (by a hash of the run name) exactly as the server would, with a
 Logdir of the same roots, sizes, purge rule and selection, then sends each run's data and read state
@@ -9,15 +10,23 @@ was appended since, as every later reload does. Where os.fork is missing nothing
 """
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import pickle
+import sys
 import threading
+import time
 import zlib
 
 logger = logging.getLogger("tensorboard.serving")
 
-CHUNK_RUNS = 200  # runs per pickled message: bounds what a worker holds twice while sending
+# Upstream's default sizes (backend.event_processing.data_ingester: points kept per tag by plugin, and for
+# other plugins), written out so a worker need not import upstream's loader (a tenth of a second, boto3
+# included); the server's first reload adopts nothing unless its own sizes are these (tests check them).
+UPSTREAM_SIZES = {"scalars": 1000, "images": 10, "audio": 10, "histograms": 500, "pr_curves": 100}
+UPSTREAM_DEFAULT_SIZE = 10
+CHUNK_RUNS = 100  # runs read, then sent, at a time: what a worker holds
 TWO_WORKERS_FROM = 2000  # top-level entries of the logdir from which a second worker reads half
 
 
@@ -35,8 +44,13 @@ class Preload:
             workers = 2 if _entries(root) >= TWO_WORKERS_FROM and (os.cpu_count() or 1) > 1 else 1
         self._pids: list[int] = []
         self._readers: list = []
+        # No collections until the runs are adopted: unpickling them allocates many objects, and each full
+        # collection would walk the growing heap again (the first load of 10,000 runs takes a quarter less).
+        self._collect = gc.isenabled()
+        gc.disable()
         for index in range(workers):
             read_fd, write_fd = os.pipe()
+            _widen(write_fd)
             pid = os.fork()
             if pid == 0:  # the worker: reads, sends, exits without the parent's exit hooks
                 os.close(read_fd)
@@ -73,6 +87,12 @@ class Preload:
         """Yields lists of (run name, directory, RunState, files) from every worker, or raises
         PreloadMismatch (nothing yielded) when a worker read with another plan than `plan`, and
         PreloadFailed when a worker failed (the caller then reads what is missing itself)."""
+        try:
+            yield from self._chunks(plan)
+        finally:
+            self._restore_collection()
+
+    def _chunks(self, plan: tuple):
         positions = [0] * len(self._messages)
         checked = [False] * len(self._messages)
         finished = 0
@@ -99,8 +119,14 @@ class Preload:
                 else:
                     finished += 1
 
+    def _restore_collection(self) -> None:
+        if self._collect:
+            self._collect = False
+            gc.enable()
+
     def cancel(self) -> None:
         """Stops the workers (the server reads the logdir itself, or serves it another way)."""
+        self._restore_collection()
         for pid in self._pids:
             try:
                 os.kill(pid, 9)
@@ -114,6 +140,17 @@ class PreloadMismatch(Exception):
 
 class PreloadFailed(Exception):
     """A worker could not read its share."""
+
+
+def _widen(fd: int) -> None:
+    """A pipe buffer of up to 1 MiB (Linux; 64 KiB by default), so a worker rarely waits for the server to
+    take a chunk while the server is busy starting."""
+    try:
+        import fcntl  # pylint: disable=import-outside-toplevel
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+    except (ImportError, OSError):
+        pass
 
 
 def _entries(root: str) -> int:
@@ -135,18 +172,20 @@ def _work(root: str, purge: bool, selection, index: int, count: int, fd: int) ->
     """A worker's life: read its share of `root`, send it, exit."""
     status = 0
     out = os.fdopen(fd, "wb")
+    started = time.perf_counter()
     try:
         from tensorboard.serving._logdir import Logdir
-        from tensorboard.serving.ingester import size_guidance
 
-        sizes, default = size_guidance(None)
-        logdir = Logdir({root: None}, sizes, default, purge_orphaned_data=purge, selection=selection,
-                        share=(index, count))
-        logdir.reload()
+        imported = time.perf_counter()
+        logdir = Logdir({root: None}, dict(UPSTREAM_SIZES), UPSTREAM_DEFAULT_SIZE, purge_orphaned_data=purge,
+                        selection=selection, share=(index, count))
         pickle.dump(("plan", logdir.plan()), out, protocol=pickle.HIGHEST_PROTOCOL)
-        for chunk in logdir.hand_over(CHUNK_RUNS):
+        for chunk in logdir.read_in_chunks(CHUNK_RUNS):
             pickle.dump(("runs", chunk), out, protocol=pickle.HIGHEST_PROTOCOL)
         pickle.dump(("done",), out)
+        if os.environ.get("TENSORBOARD_STANDALONE_VERBOSE"):
+            print(f"preload worker {index + 1} of {count}: imports {imported - started:.3f} s, read and sent "
+                  f"{time.perf_counter() - imported:.3f} s", file=sys.stderr, flush=True)
     except BaseException as err:  # pylint: disable=broad-except  (the server reads the logdir itself)
         status = 1
         try:
@@ -167,6 +206,10 @@ def start(root: str, purge: bool = True, selection=None) -> None:
     """Starts reading `root` in worker processes, for the server's first reload to take."""
     global _pending
     if _pending is None and hasattr(os, "fork") and os.path.isdir(root):
+        # The reader's modules first (the server needs them anyway): workers forked after share them
+        # with the server instead of importing their own copies, and start reading at once.
+        import tensorboard.serving._logdir  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+
         _pending = Preload(root, purge, selection)
 
 

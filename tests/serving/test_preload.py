@@ -135,7 +135,7 @@ def test_workers_split_the_runs_and_end(tmp_path):
     _logdir(tmp_path, runs=10)
     work = preload.Preload(str(tmp_path), workers=2)
     names = [name for chunk in work.chunks(Logdir({str(tmp_path): None}, *size_guidance(None)).plan())
-             for name, *_ in chunk]
+             for _, name, *_ in chunk]
     assert sorted(names) == sorted(os.path.relpath(d, tmp_path) for d, _, files in os.walk(tmp_path)
                                    if any("tfevents" in f for f in files))
     for thread in work._threads:
@@ -166,3 +166,28 @@ def test_garbage_collection_is_back_once_the_runs_are_adopted_or_cancelled(tmp_p
     assert not gc.isenabled()
     work.cancel()
     assert gc.isenabled()
+
+
+def test_the_first_reload_takes_a_complete_preload_as_it_is_and_the_next_reads_what_came_since(tmp_path):
+    (tmp_path / "a").mkdir()
+    path = tmp_path / "a" / "events.out.tfevents.1.host"
+    path.write_bytes(_header() + b"".join(_event(s, loss=float(s)) for s in range(10)))
+    default_sizes, default = size_guidance(None)
+    work = preload.Preload(str(tmp_path), workers=1)
+    work._threads[0].join(timeout=60)  # the worker has read and sent the file as it was
+    with open(path, "ab") as f:
+        f.write(_event(10, loss=10.0))
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "events.out.tfevents.1.host").write_bytes(_header() + _event(0, loss=0.0))
+    store = Logdir({str(tmp_path): None}, default_sizes, default, preload=work)
+    store.reload()
+    provider = StandaloneDataProvider(store, str(tmp_path))
+
+    def steps():
+        data = provider.read_scalars(None, experiment_id="e", plugin_name="scalars", downsample=1000)
+        return {run: [d.step for d in tags["loss"]] for run, tags in data.items()}
+
+    assert steps() == {"a": list(range(10))}
+    store.reload()
+    assert steps() == {"a": list(range(11)), "b": [0]}
+    assert assert_same(provider, upstream(tmp_path)[1]) == 2

@@ -68,8 +68,10 @@ class Logdir:
 
     def read_in_chunks(self, per_chunk: int):
         """A preload worker's read: lists the runs once, reads `per_chunk` at a time, and yields each chunk
-        as lists of (name, directory, data, files), keeping none of it (so a worker holds one chunk)."""
-        found = self._found()
+        as lists of (position in the whole listing, name, directory, data, files), keeping none of it (so a
+        worker holds one chunk)."""
+        order: dict[str, int] = {}
+        found = self._found(order)
         names = list(found)
         for k in range(0, len(names), per_chunk):
             part = {name: found[name] for name in names[k:k + per_chunk]}
@@ -78,42 +80,49 @@ class Logdir:
             for name in part:
                 run = self._runs.pop(name, None)
                 if run is not None:
-                    chunk.append((name, run.directory, run.state, run.files))
+                    chunk.append((order[name], name, run.directory, run.state, run.files))
             yield chunk
 
-    def _adopt_preload(self) -> None:
-        """Takes the preload's runs as they arrive; on a mismatch or a failure keeps what it took and
-        reads the rest itself."""
+    def _adopt_preload(self) -> bool:
+        """Takes the preload's runs as they arrive, in discovery order; True when it read every run. On a
+        mismatch or a failure it keeps what it took, and the reload reads the rest."""
         preload, self._preload = self._preload, None
+        adopted: list[tuple[int, str, _Run]] = []
+        complete = True
         try:
             for chunk in preload.chunks(self.plan()):
-                for name, directory, state, files in chunk:
-                    run = self._runs[name] = _Run(directory, state)
+                for position, name, directory, state, files in chunk:
+                    run = _Run(directory, state)
                     run.files = files
+                    adopted.append((position, name, run))
         except (PreloadMismatch, PreloadFailed) as err:
             logger.info("preload of the logdir not used (%s): reading it here", err)
             preload.cancel()
+            complete = False
+        adopted.sort(key=lambda item: item[0])  # as a server that read the logdir itself lists them
+        self._runs = {name: run for _, name, run in adopted}
         if os.environ.get("TENSORBOARD_STANDALONE_VERBOSE"):
             print(f"preload adopted: {len(self._runs)} runs", file=sys.stderr, flush=True)
+        return complete
 
     def reload(self) -> None:
         """Finds runs and files, drops vanished ones, reads what was appended since the last reload."""
         with self._reload_lock:
-            adopted = self._preload is not None
-            if adopted:
-                self._adopt_preload()
-            found = self._found()
-            for name in [n for n in self._runs if n not in found]:
-                del self._runs[name]
-            self._read_found(found)
-            if adopted:  # in discovery order, as a server that read the logdir itself lists them
-                self._runs = {name: self._runs[name] for name in found if name in self._runs}
+            # A preload that read every run is this reload: what was appended since, the next one reads.
+            if self._preload is None or not self._adopt_preload():
+                found = self._found()
+                for name in [n for n in self._runs if n not in found]:
+                    del self._runs[name]
+                self._read_found(found)
+                if list(self._runs) != [name for name in found if name in self._runs]:  # after a partial preload
+                    self._runs = {name: self._runs[name] for name in found if name in self._runs}
             if self._groups is not None:
                 self._group_states = self._groups.build({name: run.state for name, run in self._runs.items()})
             self.loaded.set()
 
-    def _found(self) -> dict:
-        """Run name -> (directory, its object-store root or None, its files) of every run served now."""
+    def _found(self, order: dict | None = None) -> dict:
+        """Run name -> (directory, its object-store root or None, its files) of every run served now
+        (`order`, when given, gets each run's position in the whole listing, before `share`)."""
         found: dict[str, tuple[str, RemoteRoot | None, object]] = {}
         for root, prefix in self._roots.items():
             if is_remote(root):
@@ -132,6 +141,8 @@ class Logdir:
                 found.setdefault(prefixed(prefix, directory_run(root, directory)), (directory, None, names))
         if self._selection is not None:
             found = {name: where for name, where in found.items() if self._selection.wants_run(name)}
+        if order is not None:
+            order.update((name, position) for position, name in enumerate(found))
         if self._share is not None:
             index, count = self._share
             found = {name: where for name, where in found.items() if share_of(name, count) == index}

@@ -119,11 +119,16 @@ def walk(buf: bytes, n: int):
         stride = 16 + length_at(buf, p)[0]
         fit = (n - 12 - p) // stride + 1  # records of this stride whose header lies in buf[:n]
         if fit < 4 or batch < _STRIDE_FIRST:
+            previous = -1
             for _ in range(_STEP_BY_STEP if batch < _STRIDE_FIRST else 1):  # one at a time
                 if p + 12 > n:
                     break
+                length = length_at(buf, p)[0]
+                if length == previous:  # two records alike: guess again from the second
+                    break
                 single.append(p)
-                p += 16 + length_at(buf, p)[0]
+                p += 16 + length
+                previous = length
             batch = _STRIDE_FIRST
             continue
         k = min(fit, batch)

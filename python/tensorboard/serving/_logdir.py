@@ -109,12 +109,13 @@ class Logdir:
         """Finds runs and files, drops vanished ones, reads what was appended since the last reload."""
         with self._reload_lock:
             # A preload that read every run is this reload: what was appended since, the next one reads.
-            if self._preload is None or not self._adopt_preload():
+            complete = None if self._preload is None else self._adopt_preload()
+            if not complete:
                 found = self._found()
                 for name in [n for n in self._runs if n not in found]:
                     del self._runs[name]
                 self._read_found(found)
-                if list(self._runs) != [name for name in found if name in self._runs]:  # after a partial preload
+                if complete is False:  # after a partial preload, in discovery order (later runs come last)
                     self._runs = {name: self._runs[name] for name in found if name in self._runs}
             if self._groups is not None:
                 self._group_states = self._groups.build({name: run.state for name, run in self._runs.items()})

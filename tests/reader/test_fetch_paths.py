@@ -177,9 +177,14 @@ def test_an_option_obstore_cannot_take_is_refused_by_name(options, named):
         fetch_obstore.s3_settings({"key": "k"}, env={})
 
 
-def test_the_switch(monkeypatch):
+def test_the_switch_and_each_paths_default_concurrency(s3, monkeypatch):
     monkeypatch.setenv("TB_OBJECT_STORE", "fsspec")
     assert fetch_obstore.fetcher_for("s3", {}) is None
+    s3_storage = storage_for("s3://paths/exp", **s3.storage_options())
+    assert fetch.default_concurrency(s3_storage) == fetch.DEFAULT_CONCURRENCY == 64
+    monkeypatch.setenv("TB_OBJECT_STORE", "obstore")
+    assert fetch.default_concurrency(s3_storage) == fetch.OBSTORE_CONCURRENCY == 128
+    assert fetch.default_concurrency(storage_for("memory://x")) == 64
     for value in ("obstore", "auto", ""):
         monkeypatch.setenv("TB_OBJECT_STORE", value)
         assert fetch_obstore.wanted("s3") and fetch_obstore.wanted("s3a") and not fetch_obstore.wanted("gs")

@@ -12,12 +12,14 @@ SSO, container and instance roles). An option with no obstore equivalent is a Va
 """
 from __future__ import annotations
 
-import asyncio
 import datetime
 import json
 import os
 import threading
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
+
+if TYPE_CHECKING:
+    import asyncio
 
 SWITCH = "TB_OBJECT_STORE"  # "fsspec": s3fs always; "obstore": obstore or an error; unset, "auto": obstore if installed
 SCHEMES = ("s3", "s3a")
@@ -283,6 +285,8 @@ class ObstoreFetcher:
 
 
 async def _gather(gets: list) -> list:
+    import asyncio
+
     return await asyncio.gather(*gets, return_exceptions=True)
 
 
@@ -294,6 +298,8 @@ _loop_lock = threading.Lock()
 def _run(coroutine):
     """Runs `coroutine` on the loop of this process's fetch thread (started on first use, as fsspec runs its
     own): callers may be in any thread, a notebook's running loop included."""
+    import asyncio  # here: importing the reader does not import asyncio
+
     global _loop, _loop_pid
     with _loop_lock:
         if _loop is None or _loop_pid != os.getpid():  # a forked child has the loop but not its thread

@@ -75,18 +75,32 @@ def sweeps_section(extra: dict | None) -> str:
         return title + not_run(extra)
     parts = [title + (f"Runs of {extra['scalars_per_run']:,} scalars on moto's S3 app (127.0.0.1, served by waitress, "
                       f"threaded, connections kept alive) with {extra['delay_ms']:.0f} ms added per request; each "
-                      f"row a fresh process, the concurrent read the median of {extra.get('reps', 1)}.")]
+                      f"row a fresh process, the concurrent reads the median of {extra.get('reps', 1)}, their two "
+                      "fetch paths alternating.")]
     for runs, size in extra["sizes"].items():
+        both = "read_obstore_s" in size  # results from before the obstore path have one concurrent read
+        path = f" ({size.get('default_path')})" if both else ""
         rows = [["one object at a time (the reader of release 2.21.0+standalone.1)"
                  + ("" if size.get("read_today_measured") else " (estimated: 2 requests per file × the delay)"),
                  fmt(size.get("read_today_s"), 3, " s"), f"{size.get('read_today_requests', '–')}"],
-                ["many objects at once", fmt(size.get("read_new_s"), 3, " s"), f"{size.get('read_new_requests')}"],
-                [f"filtered read of {size.get('filtered_runs')} runs (`runs=`)", fmt(size.get("filtered_s"), 3, " s"),
-                 f"{size.get('filtered_requests')}"],
-                ["`to_dask`, 2-worker LocalCluster, count + mean", fmt(size.get("dask_s"), 3, " s"), "–"]]
+                ["many objects at once" + (", s3fs (`TB_OBJECT_STORE=fsspec`)" if both else ""),
+                 fmt(size.get("read_new_s"), 3, " s"), f"{size.get('read_new_requests')}"]]
+        if both:
+            rows.append(["many objects at once, obstore",
+                         fmt(size.get("read_obstore_s"), 3, " s"), f"{size.get('read_obstore_requests')}"])
+        rows += [[f"filtered read of {size.get('filtered_runs')} runs (`runs=`){path}",
+                  fmt(size.get("filtered_s"), 3, " s"), f"{size.get('filtered_requests')}"],
+                 [f"`to_dask`, 2-worker LocalCluster, count + mean{path}", fmt(size.get("dask_s"), 3, " s"), "–"]]
         goal = f" (goal ≥ {extra['target_speedup']:.0f}×)" if size.get("read_today_measured") else ""
+        speed = f"Speed-up {ratio(size.get('speedup'))}{goal}."
+        if both:
+            goal_s = size.get("read_obstore_goal_s")
+            met = (f" (goal ≤ {goal_s:g} s, met: {yes_no(size.get('read_obstore_goal_met'))})" if goal_s else "")
+            speed = (f"Speed-up of the s3fs path {ratio(size.get('speedup'))}{goal}, of the obstore path "
+                     f"{ratio(size.get('speedup_obstore'))}; the obstore path "
+                     f"{fmt(size.get('read_obstore_s'), 3, ' s')}{met}.")
         parts.append(f"### {int(runs):,} runs\n\n" + table(["read", "time", "requests"], rows) + "\n\n"
-                     + f"Speed-up {ratio(size.get('speedup'))}{goal}. Export of the same logdir: whole frame to one "
+                     + f"{speed} Export of the same logdir: whole frame to one "
                      f"Parquet file {fmt(size.get('export_whole_rss_mb'), 4, ' MB')} peak RSS growth, `--partition "
                      f"run` {fmt(size.get('export_partitioned_rss_mb'), 3, ' MB')} (ratio "
                      f"{fmt(size.get('export_rss_ratio'), 2)}"

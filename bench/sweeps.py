@@ -1,9 +1,9 @@
 """Sweeps on object storage: reading N runs x 1,000 scalars from S3 one file at a time (the reader of
-release 2.21.0+standalone.1, BASELINE_REF) against the concurrent reader (this source tree), a filtered read of 1 %
-of the runs, the partitioned export's peak RSS against the whole-frame export's, and to_dask on a 2-worker
-LocalCluster.
+release 2.21.0+standalone.1, BASELINE_REF) against the concurrent reader (this source tree) on both of its fetch
+paths (s3fs, forced with TB_OBJECT_STORE=fsspec, and obstore), a filtered read of 1 % of the runs, the partitioned
+export's peak RSS against the whole-frame export's, and to_dask on a 2-worker LocalCluster.
 
-S3 is moto's WSGI app served by waitress (threaded, connections kept alive as S3 keeps them) on
+S3 is moto's S3 WSGI app served by waitress (threaded, connections kept alive as S3 keeps them) on
 127.0.0.1 in a child process, behind a middleware that
 sleeps --delay seconds (default 30 ms, S3's usual time to first byte) per request and counts
 requests. Every measurement runs in a fresh process. Prints one JSON line (the last line).
@@ -31,6 +31,8 @@ REPO = os.path.dirname(BENCH)
 BUCKET = "sweeps"
 TARGET_SPEEDUP = 10.0  # concurrent over one-at-a-time, from 1,000 runs
 TARGET_RSS_RATIO = 0.25  # partitioned export's peak RSS growth over the whole-frame export's, from 10,000 runs
+TARGET_OBSTORE_S = {1000: 2.0, 10000: 15.0}  # the concurrent read on the obstore path, seconds at most
+PATHS = ("fsspec", "obstore")  # TB_OBJECT_STORE for the concurrent read: s3fs, obstore
 
 
 # -- the slow S3 server (child process) -------------------------------------------------------------
@@ -66,14 +68,17 @@ def serve() -> None:
     waitress keeps HTTP/1.1 connections alive between requests, as S3 does; werkzeug's server (moto's
     own) closes every connection, which would make each request pay a new TCP connection on both
     sides. Its threads outnumber the most requests a measurement has in flight (2 Dask workers x 64).
+    The app is moto's S3 app itself: moto's server puts a dispatcher in front that works out the service
+    of every request (for one bucket, more CPU than S3's own handling), which S3 does not spend on this
+    machine's cores.
     """
     import logging
 
-    from moto.server import DomainDispatcherApplication, create_backend_app
+    from moto.server import create_backend_app
     from waitress.server import create_server
 
     logging.getLogger("waitress").setLevel(logging.ERROR)
-    server = create_server(_Meter(DomainDispatcherApplication(create_backend_app)), host="127.0.0.1", port=0,
+    server = create_server(_Meter(create_backend_app("s3")), host="127.0.0.1", port=0,
                            threads=256, connection_limit=2000)
     threading.Thread(target=server.run, daemon=True).start()
     print(server.effective_port, flush=True)
@@ -116,11 +121,20 @@ def worker(mode: str, spec: dict) -> dict:
     import s3fs  # noqa: F401
     from workloads import PeakRSS
 
-    from tensorboard.logdir import decode  # noqa: F401  (imported before the timing, as the reader's own modules)
+    try:
+        import obstore  # noqa: F401
+    except ImportError:
+        pass
+
+    try:
+        from tensorboard.logdir import decode  # noqa: F401  (imported before the timing, as the reader's own modules)
+    except ImportError:  # the one-at-a-time reader of BASELINE_REF decodes in tensorboard.reader
+        pass
     from tensorboard.reader import SummaryReader, _frames  # noqa: F401
 
     probe = PeakRSS()
     probe.start()
+    cpu = time.process_time()
     started = time.perf_counter()
     out: dict = {}
     if mode in ("read", "filtered"):
@@ -150,6 +164,7 @@ def worker(mode: str, spec: dict) -> dict:
             stats = client.compute(frame.groupby("tag")["value"].agg(["count", "mean"]), sync=True)
             out.update(rows=int(stats["count"].sum()), partitions=frame.npartitions)
     out["seconds"] = time.perf_counter() - started
+    out["cpu_s"] = time.process_time() - cpu  # this process's CPU, every thread
     out.update(probe.stop())
     return out
 
@@ -164,6 +179,8 @@ def _warm() -> None:
 
 def measure(mode: str, spec: dict, tree: str) -> dict:
     env = {**os.environ, "PYTHONPATH": tree}
+    if spec.get("path"):
+        env["TB_OBJECT_STORE"] = spec["path"]
     result = subprocess.run([sys.executable, __file__, "--worker", mode, json.dumps(spec)], capture_output=True,
                             text=True, env=env, timeout=7200)
     if result.returncode != 0:
@@ -198,7 +215,7 @@ def head_tree(workdir: str, ref: str = BASELINE_REF) -> str | None:
     subprocess.run(["tar", "-x", "-C", target], input=archive.stdout, check=True)
     generated = os.path.join(REPO, "python", "tensorboard", "src")  # protobuf modules are built, not committed
     for name in os.listdir(generated):
-        if name.endswith("_pb2.py"):
+        if name.endswith("_pb2.py") or name == "pool.py":  # pool.py: the descriptor pool they are built against
             shutil.copy(os.path.join(generated, name), os.path.join(target, "python", "tensorboard", "src", name))
     return os.path.join(target, "python")
 
@@ -210,7 +227,11 @@ def measure_size(runs: int, args, ours: str) -> dict:
 
     workdir = tempfile.mkdtemp(prefix="bench-sweeps-")
     server = SlowS3()
-    result: dict = {"runs": runs}
+    import importlib.util
+
+    default = "obstore" if importlib.util.find_spec("obstore") and os.environ.get("TB_OBJECT_STORE") != "fsspec" \
+        else "fsspec"
+    result: dict = {"runs": runs, "default_path": default}  # the path of the filtered read, the export and to_dask
     try:
         logdir = os.path.join(workdir, "logs")
         t = time.perf_counter()
@@ -227,14 +248,29 @@ def measure_size(runs: int, args, ours: str) -> dict:
             server.control("reset")
             got = measure(mode, {**spec, **extra}, tree)
             got["requests"] = server.control("reset")["requests"]
-            print(f"# {runs} runs, {mode} ({BASELINE_REF if tree != ours else 'this tree'}): {got}", file=sys.stderr,
-                  flush=True)
+            where = BASELINE_REF if tree != ours else f"this tree, {extra.get('path') or result['default_path']}"
+            print(f"# {runs} runs, {mode} ({where}): {got}", file=sys.stderr, flush=True)
             return got
 
-        reads = sorted((timed("read", ours) for _ in range(args.reps)), key=lambda r: r.get("seconds") or float("inf"))
-        new = reads[len(reads) // 2]  # the median of fresh processes: CPU-bound, so it varies from run to run
-        result.update(read_new_s=new.get("seconds"), read_new_requests=new["requests"], rows=new.get("rows"),
-                      read_new_rss_mb=new.get("rss_delta_mb"), read_new_all_s=[r.get("seconds") for r in reads])
+        reads = {path: [] for path in PATHS}
+        for _ in range(args.reps):  # the two paths alternate, each read in a fresh process
+            for path in PATHS:
+                reads[path].append(timed("read", ours, path=path))
+        for path, label in zip(PATHS, ("new", "obstore")):
+            ordered = sorted(reads[path], key=lambda r: r.get("seconds") or float("inf"))
+            median = ordered[len(ordered) // 2]  # the median of fresh processes: CPU-bound, it varies
+            result.update({f"read_{label}_s": median.get("seconds"), f"read_{label}_requests": median["requests"],
+                           f"read_{label}_rss_mb": median.get("rss_delta_mb"),
+                           f"read_{label}_all_s": [r.get("seconds") for r in reads[path]]})
+            if median.get("rows") != reads["fsspec"][0].get("rows"):
+                result["error"] = f"row counts differ: s3fs {reads['fsspec'][0].get('rows')}, {path} " \
+                                  f"{median.get('rows')}"
+        new = min(reads["fsspec"], key=lambda r: r.get("seconds") or float("inf"))
+        result["rows"] = new.get("rows")
+        goal = TARGET_OBSTORE_S.get(runs)
+        if goal is not None:
+            result.update(read_obstore_goal_s=goal,
+                          read_obstore_goal_met=(result.get("read_obstore_s") or float("inf")) <= goal)
         tree = head_tree(workdir) if runs <= args.baseline_max_runs else None
         if tree is not None:
             old = timed("read", tree)
@@ -246,6 +282,8 @@ def measure_size(runs: int, args, ours: str) -> dict:
             result.update(read_today_s=2 * runs * args.delay, read_today_measured=False)
         if result.get("read_new_s") and result.get("read_today_s"):
             result["speedup"] = result["read_today_s"] / result["read_new_s"]
+        if result.get("read_obstore_s") and result.get("read_today_s"):
+            result["speedup_obstore"] = result["read_today_s"] / result["read_obstore_s"]
         filtered = timed("filtered", ours, runs="00$")
         result.update(filtered_s=filtered.get("seconds"), filtered_runs=filtered.get("run_count"),
                       filtered_requests=filtered["requests"])
@@ -262,14 +300,16 @@ def measure_size(runs: int, args, ours: str) -> dict:
             dask = timed("dask", ours)
             result.update(dask_s=dask.get("seconds"), dask_rows=dask.get("rows"), dask_requests=dask["requests"],
                           dask_partitions=dask.get("partitions"), dask_error=dask.get("error"))
-        errors = [m.get("error") for m in (new, filtered, whole, parted) if m.get("error")]
+        errors = [m.get("error") for m in (*reads["fsspec"], *reads["obstore"], filtered, whole, parted)
+                  if m.get("error")]
         if errors:
             result["error"] = errors[0]
         # the issue's targets: the speed-up where the one-at-a-time read is measured (1,000 runs), the
         # export's RSS ratio from 10,000 runs
         speed_ok = runs < 1000 or not result.get("read_today_measured") or result.get("speedup", 0) >= TARGET_SPEEDUP
         rss_ok = runs < 10000 or result.get("export_rss_ratio", 1) <= TARGET_RSS_RATIO
-        result["target_met"] = speed_ok and rss_ok and "error" not in result
+        obstore_ok = result.get("read_obstore_goal_met", True)
+        result["target_met"] = speed_ok and rss_ok and obstore_ok and "error" not in result
     finally:
         server.close()
         shutil.rmtree(workdir, ignore_errors=True)
@@ -301,6 +341,7 @@ def main() -> int:
     sizes = {str(runs): measure_size(runs, args, ours) for runs in args.runs}
     result = {"benchmark": "sweeps", "scalars_per_run": args.scalars, "delay_ms": args.delay * 1000, "reps": args.reps,
               "sizes": sizes, "target_speedup": TARGET_SPEEDUP, "target_rss_ratio": TARGET_RSS_RATIO,
+              "target_obstore_s": {str(k): v for k, v in TARGET_OBSTORE_S.items()},
               "target_met": all(size["target_met"] for size in sizes.values())}
     errors = [size["error"] for size in sizes.values() if size.get("error")]
     if errors:

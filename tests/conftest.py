@@ -30,6 +30,18 @@ def deferred_conversions(monkeypatch) -> dict:
     return conversions
 
 
+FETCH_PATHS = ("fsspec", "obstore")  # TB_OBJECT_STORE: the two paths s3:// logdirs are read through
+
+
+@pytest.fixture(params=FETCH_PATHS)
+def fetch_path(request, monkeypatch) -> str:
+    """The test's s3:// reads through one of the two fetch paths: s3fs (TB_OBJECT_STORE=fsspec), then obstore."""
+    if request.param == "obstore":
+        pytest.importorskip("obstore")
+    monkeypatch.setenv("TB_OBJECT_STORE", request.param)
+    return request.param
+
+
 def pytest_sessionfinish(session, exitstatus):
     """Under TB_STRICT=1 (`make test`, CI) a skipped test fails the run: every check must really run there
     (in the Python matrix, a test that needs a framework the matrix leaves out may skip: tests/matrix.py)."""

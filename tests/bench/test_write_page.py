@@ -91,3 +91,32 @@ def test_without_results_it_says_what_to_run(tmp_path):
                           "--out", str(tmp_path / "page.md")], capture_output=True, text=True, timeout=300)
     assert out.returncode == 2 and "run bench/run.py first" in out.stderr
     assert not (tmp_path / "page.md").exists()
+
+
+def _sweeps_extra(obstore_s: float) -> dict:
+    """A results entry of bench/sweeps.py at 1,000 runs with both fetch paths, as run.py records it."""
+    size = {"runs": 1000, "default_path": "obstore", "read_today_s": 82.9, "read_today_requests": 2004,
+            "read_today_measured": True, "read_new_s": 3.5, "read_new_requests": 1001, "read_obstore_s": obstore_s,
+            "read_obstore_requests": 1001, "read_obstore_goal_s": 2.0, "read_obstore_goal_met": obstore_s <= 2.0,
+            "speedup": 82.9 / 3.5, "speedup_obstore": 82.9 / obstore_s, "filtered_s": 0.5, "filtered_runs": 10,
+            "filtered_requests": 11, "dask_s": 7.0, "export_whole_rss_mb": 184.3, "export_partitioned_rss_mb": 66.5,
+            "export_rss_ratio": 0.36, "target_met": obstore_s <= 2.0}
+    return {"wall_s": 300.0, "scalars_per_run": 1000, "delay_ms": 30.0, "reps": 3, "sizes": {"1000": size},
+            "target_speedup": 10.0, "target_rss_ratio": 0.25, "target_met": obstore_s <= 2.0}
+
+
+def test_sweeps_section_shows_both_fetch_paths_and_a_missed_goal():
+    sys.path.insert(0, str(BENCH))
+    import page_scale
+
+    met = page_scale.sweeps_section(_sweeps_extra(1.8))
+    assert "| many objects at once, s3fs (`TB_OBJECT_STORE=fsspec`) | 3.5 s | 1001 |" in met
+    assert "| many objects at once, obstore | 1.8 s | 1001 |" in met
+    assert "| filtered read of 10 runs (`runs=`) (obstore) | 0.5 s | 11 |" in met
+    assert "the obstore path 1.8 s (goal ≤ 2 s, met: yes)" in met and "All goals met: yes." in met
+    missed = page_scale.sweeps_section(_sweeps_extra(2.6))
+    assert "the obstore path 2.6 s (goal ≤ 2 s, met: **no**)" in missed and "All goals met: **no**." in missed
+    old = _sweeps_extra(1.8)  # a result from before the obstore path: one concurrent read, as it was shown
+    for key in ("read_obstore_s", "read_obstore_goal_s", "default_path"):
+        del old["sizes"]["1000"][key]
+    assert "| many objects at once | 3.5 s | 1001 |" in page_scale.sweeps_section(old)

@@ -48,8 +48,8 @@ def upstream_s3(server, logdir: str) -> dict:
     return json.loads(result.stdout)
 
 
-def test_summary_writer_on_s3_read_by_both_readers(s3):
-    logdir = "s3://runs/exp1"
+def test_summary_writer_on_s3_read_by_both_readers(s3, fetch_path):  # ours on both fetch paths
+    logdir = f"s3://runs/exp1-{fetch_path}"
     with tensorboard.SummaryWriter(logdir) as writer:
         for step in range(300):
             writer.add_scalar("loss", 1.0 / (step + 1), step)

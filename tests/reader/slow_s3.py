@@ -1,6 +1,7 @@
 """moto's S3 WSGI app served threaded on 127.0.0.1 in this process, behind a middleware that counts
-requests (by method), records how many were in flight at once, and can delay each one (object
-stores answer after tens of milliseconds): `with slow_s3(delay=0.03) as s3: ...`."""
+requests (by method, by client and by the credentials that signed them), records how many were in
+flight at once, and can delay each one (object stores answer after tens of milliseconds):
+`with slow_s3(delay=0.03) as s3: ...`."""
 from __future__ import annotations
 
 import contextlib
@@ -18,12 +19,16 @@ class Meter:
         self.lock = threading.Lock()
         self.methods: Counter = Counter()
         self.object_gets: list[str] = []  # paths of GETs of objects (not listings), in arrival order
+        self.clients: Counter = Counter()  # requests by client: "botocore" (s3fs, boto3) or "object_store" (obstore)
+        self.signers: Counter = Counter()  # requests by (access key id, session token or None); None: unsigned
         self.in_flight = self.max_in_flight = 0
 
     def reset(self) -> None:
         with self.lock:
             self.methods.clear()
             self.object_gets.clear()
+            self.clients.clear()
+            self.signers.clear()
             self.max_in_flight = self.in_flight
 
     def __call__(self, environ, start_response):
@@ -34,6 +39,11 @@ class Meter:
                 self.object_gets.append(path.encode("latin-1").decode("utf-8", "replace"))
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            agent = environ.get("HTTP_USER_AGENT", "")
+            self.clients["object_store" if agent.startswith("object_store") else
+                         "botocore" if "Botocore" in agent or "botocore" in agent else agent] += 1
+            credential = environ.get("HTTP_AUTHORIZATION", "").partition("Credential=")[2].partition("/")[0]
+            self.signers[(credential or None, environ.get("HTTP_X_AMZ_SECURITY_TOKEN"))] += 1
         try:
             if self.delay:
                 time.sleep(self.delay)

@@ -1,6 +1,6 @@
-"""Reading an S3 logdir (moto's S3 app on 127.0.0.1) many files at once: the same frames as the local
-read, one GET per event file, several in flight (bounded by `concurrency` and `max_bytes`), and runs
-a filter leaves out never fetched."""
+"""Reading an S3 logdir (moto's S3 app on 127.0.0.1) many files at once, on both fetch paths (s3fs and
+obstore): the same frames as the local read, one GET per event file, several in flight (bounded by
+`concurrency` and `max_bytes`), and runs a filter leaves out never fetched."""
 import os
 
 import pytest
@@ -13,6 +13,8 @@ from reader.sweep_logs import local_sweep  # noqa: E402
 
 from tensorboard.logdir.fetch import ObjectFile, plan_batches  # noqa: E402
 from tensorboard.reader import SummaryReader  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("fetch_path")  # every test on both fetch paths (tests/conftest.py)
 
 ALL_KINDS = ("scalars", "histograms", "tensors", "text", "hparams", "images", "audio")
 EXTRAS = {"dir_name", "file_name", "wall_time"}
@@ -37,7 +39,7 @@ def _frames(path, **kwargs):
     return {kind: reader.get_events(kind) for kind in ALL_KINDS}
 
 
-def test_concurrent_read_gives_the_frames_of_the_local_read(s3):
+def test_concurrent_read_gives_the_frames_of_the_local_read(s3, fetch_path):
     s3.meter.reset()
     remote = _frames("s3://logs/exp", storage_options=s3.storage_options())
     local = _frames(s3.local_root)
@@ -47,6 +49,8 @@ def test_concurrent_read_gives_the_frames_of_the_local_read(s3):
     # one GET per event file, and several at once
     assert sorted(p.lstrip("/") for p in s3.meter.object_gets) == s3.files
     assert s3.meter.max_in_flight > 1
+    # listed and fetched by the path's own client (s3fs's is botocore)
+    assert set(s3.meter.clients) == {"object_store" if fetch_path == "obstore" else "botocore"}
 
 
 def test_requests_are_batched_up_to_the_concurrency(s3):

@@ -11,6 +11,7 @@ import tensorboard  # noqa: E402
 from tensorboard.reader import SummaryReader  # noqa: E402
 
 
+@pytest.mark.usefixtures("fetch_path")  # s3fs and obstore (tests/conftest.py)
 def test_summary_reader_reads_s3_with_storage_options():
     with s3_server() as server:
         server.create_bucket("logs")

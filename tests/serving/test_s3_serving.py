@@ -1,5 +1,6 @@
-"""An s3:// logdir is served through our reader (fsspec/s3fs) by default, and every route answers as
-upstream's Python loader answers reading the same bucket (through boto3): logdirs of our writer,
+"""An s3:// logdir is served through our reader by default, on either fetch path (obstore, and s3fs with
+TB_OBJECT_STORE=fsspec: the module runs once per path, each on a bucket of its own), and every route
+answers as upstream's Python loader answers reading the same bucket (through boto3): logdirs of our writer,
 torch's and tensorboardX's, a damaged file and a file cut inside a record, on moto's S3 server on
 127.0.0.1. A run our writer keeps writing to S3 shows its new points after a reload; a run deleted
 and written anew is served as its new file holds; a deleted run goes."""
@@ -25,9 +26,13 @@ BUCKET = "serving"
 WRITERS = ("ours", "torch", "tbx")
 
 
-@pytest.fixture(scope="module")
-def s3():
+@pytest.fixture(scope="module", params=("fsspec", "obstore"))  # as tests/conftest.py FETCH_PATHS
+def s3(request):
+    """moto's server with the bucket; its `env` (what the servers started get) picks the fetch path."""
+    if request.param == "obstore":
+        pytest.importorskip("obstore")
     with s3_bucket(BUCKET) as server:
+        server.env["TB_OBJECT_STORE"] = request.param
         yield server
 
 

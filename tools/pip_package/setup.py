@@ -40,11 +40,12 @@ INSTALL_REQUIRES = [
 ]
 
 EXTRAS_REQUIRE = {
-    # Our logger writes and our reader reads S3 through fsspec/s3fs (the UI too); boto3 stays for
-    # upstream's Python loader (--data_provider=multiplexer), which reads S3 through it.
+    # Our logger writes S3 through fsspec/s3fs; our reader (the UI's too) lists and fetches it through
+    # obstore, and through s3fs without it. boto3 stays for upstream's Python loader
+    # (--data_provider=multiplexer), which reads S3 through it.
     # Floors matter: unpinned, pip may pair a new boto3 with s3fs 0.4 (2019), which cannot
-    # take an endpoint_url.
-    "s3": ["fsspec>=2023.1.0", "s3fs>=2023.1.0", "boto3"],
+    # take an endpoint_url; obstore from the release whose settings (S3Store, client options) the reader uses.
+    "s3": ["fsspec>=2023.1.0", "s3fs>=2023.1.0", "boto3", "obstore>=0.12"],
     # tensorboard.reader.SummaryReader (DataFrames), `tensorboard export` (Parquet via pyarrow),
     # image decoding in SummaryReader.images (Pillow).
     "data": ["pandas>=2.0", "pyarrow>=14", "pillow"],

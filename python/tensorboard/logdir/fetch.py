@@ -1,6 +1,7 @@
 """Many objects of an object store at once: one recursive listing (with sizes) of a logdir, then the
 event files fetched in batches through fsspec's `cat` (`cat_ranges` from an offset), which s3fs,
-gcsfs and adlfs run concurrently. Object stores answer each request after tens of milliseconds, so reading files one
+gcsfs and adlfs run concurrently, or, for s3:// with obstore installed, through obstore
+(`logdir.fetch_obstore`). Object stores answer each request after tens of milliseconds, so reading files one
 after another spends the time waiting; a batch waits once. Concurrency (files per batch) and bytes
 in flight are both bounded. Local disks never come here."""
 from __future__ import annotations
@@ -9,7 +10,11 @@ import threading
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
+from tensorboard.logdir.fetch_obstore import fetcher_for
+
 DEFAULT_CONCURRENCY = 64  # files fetched at once: enough to hide ~30 ms per request, few enough for any pool
+# through obstore (no pool to size, little CPU per request), more at once also hide the slowest answers of a batch
+OBSTORE_CONCURRENCY = 128
 DEFAULT_MAX_BYTES = 256 << 20  # listed bytes of the batch decoded and the batch fetched meanwhile
 
 
@@ -48,11 +53,26 @@ def reading_options(url: str, storage_options: dict | None, concurrency: int | N
 def list_files(storage, root: str) -> dict[str, int]:
     """{URL: size} of every file below `root`, from one recursive listing (S3: ListObjectsV2 pages of
     1,000 keys) instead of a listing per directory; fsspec's listing cache is refreshed first."""
+    fetcher = object_fetcher(storage)
+    if fetcher is not None:
+        return fetcher.list(root)
     fs = storage.fs
     fs.invalidate_cache()
     found = fs.find(storage.strip_protocol(root), withdirs=False, detail=True)
     return {f"{storage.protocol}://{path}": int(info.get("size") or 0)
             for path, info in found.items() if info.get("type", "file") != "directory"}
+
+
+def object_fetcher(storage):
+    """The obstore fetcher that lists and fetches `storage`'s objects (s3:// when obstore is installed, unless
+    TB_OBJECT_STORE=fsspec), or None: fsspec's own `find` and `cat` do."""
+    return fetcher_for(storage.protocol, getattr(storage.fs, "storage_options", {}))
+
+
+def default_concurrency(storage) -> int:
+    """Files fetched at once when the caller chose no number: OBSTORE_CONCURRENCY through obstore, else
+    DEFAULT_CONCURRENCY."""
+    return OBSTORE_CONCURRENCY if object_fetcher(storage) is not None else DEFAULT_CONCURRENCY
 
 
 def plan_batches(files: Sequence[ObjectFile], concurrency: int, max_bytes: int) -> list[list[int]]:
@@ -84,7 +104,11 @@ def _fetch(storage, files: list[ObjectFile]) -> list[bytes]:
         return [b""] * len(files)
     fs = storage.fs
     paths = [storage.strip_protocol(f.url) for f in want]
-    if any(f.start for f in want):  # reads from an offset: ranged GETs up to the listed ends
+    ranged = any(f.start for f in want)
+    fetcher = object_fetcher(storage)
+    if fetcher is not None:
+        got = fetcher.fetch([f.url for f in want], [f.start for f in want], [f.size for f in want], ranged)
+    elif ranged:  # reads from an offset: ranged GETs up to the listed ends
         got = fs.cat_ranges(paths, [f.start for f in want], [f.size for f in want], batch_size=len(want),
                             on_error="return")
     else:  # whole objects: plain GETs (a range without an end would cost a HEAD each on s3fs)
@@ -108,16 +132,16 @@ def _fetch(storage, files: list[ObjectFile]) -> list[bytes]:
     return result
 
 
-def fetch_batches(storage, files: Sequence[ObjectFile], concurrency: int = DEFAULT_CONCURRENCY,
+def fetch_batches(storage, files: Sequence[ObjectFile], concurrency: int | None = None,
                   max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[list[tuple[ObjectFile, bytes | None]]]:
-    """Yields batches of (file, bytes) in the order of `files`, each of at most `concurrency` files,
-    fetched concurrently. While the caller works on one batch, the next is fetched, so the store's
-    wait overlaps the caller's decoding; the two batches hold at most `max_bytes` listed bytes. A file
-    larger than half of `max_bytes` comes alone with None instead of bytes: the caller streams it
-    (`storage.open_read`).
+    """Yields batches of (file, bytes) in the order of `files`, each of at most `concurrency` files
+    (None: `default_concurrency`), fetched concurrently. While the caller works on one batch, the next
+    is fetched, so the store's wait overlaps the caller's decoding; the two batches hold at most
+    `max_bytes` listed bytes. A file larger than half of `max_bytes` comes alone with None instead of
+    bytes: the caller streams it (`storage.open_read`).
     """
     files = list(files)
-    plan = plan_fetches(files, concurrency, max_bytes)
+    plan = plan_fetches(files, concurrency or default_concurrency(storage), max_bytes)
     ahead = _Prefetch(lambda batch: _fetch(storage, [files[i] for i in batch]))
     try:
         for k, (batch, fetch) in enumerate(plan):

@@ -66,8 +66,7 @@ def read_listed(listing: Listing, skip_damaged: bool = False, progress: OnFile |
     owner = [(run, file_id) for run, paths in runs for file_id in range(len(paths))]
     data = None
     index = 0
-    for batch in fetch.fetch_batches(storage, files, concurrency or fetch.DEFAULT_CONCURRENCY,
-                                     max_bytes or fetch.DEFAULT_MAX_BYTES):
+    for batch in fetch.fetch_batches(storage, files, concurrency, max_bytes or fetch.DEFAULT_MAX_BYTES):
         fetched = FetchedFiles([payload for _, payload in batch]) if batch[0][1] is not None else None
         for i, (entry, _) in enumerate(batch):
             run, file_id = owner[index]

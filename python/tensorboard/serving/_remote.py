@@ -11,9 +11,9 @@ import logging
 from tensorboard.events.storage import storage_for
 from tensorboard.logdir.discovery import object_store_runs
 from tensorboard.logdir.fetch import (
-    DEFAULT_CONCURRENCY,
     DEFAULT_MAX_BYTES,
     ObjectFile,
+    default_concurrency,
     fetch_batches,
     list_files,
     plan_fetches,
@@ -58,7 +58,7 @@ class _Tail(io.BytesIO):
 class RemoteRoot:
     """One object-store root: lists its runs and reads what was appended to their files."""
 
-    concurrency = DEFAULT_CONCURRENCY  # files fetched at once
+    concurrency: int | None = None  # files fetched at once (None: the fetch path's default)
     max_bytes = DEFAULT_MAX_BYTES  # bytes of one batch; a file with more new bytes is streamed by ranges
 
     def __init__(self, url: str):
@@ -103,7 +103,8 @@ class RemoteRoot:
             except OSError as err:
                 logger.warning("reading %s: %s; fetching this batch's files one by one", self.url, err)
                 batch = []
-                failed, _ = plan_fetches(files[position:], self.concurrency, self.max_bytes)[0]
+                concurrency = self.concurrency or default_concurrency(self.storage)
+                failed, _ = plan_fetches(files[position:], concurrency, self.max_bytes)[0]
                 for listed in files[position:position + len(failed)]:
                     try:
                         batch.extend(next(self._fetch([listed])))

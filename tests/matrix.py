@@ -35,6 +35,7 @@ def allowed_skip(reason: str) -> bool:
     """Whether a skip with this reason passes TB_STRICT: only in a matrix run, only for an absent framework."""
     if not in_matrix():
         return False
+    reason = reason.removeprefix("Skipped: ")  # how pytest reports a skip's reason
     if reason.startswith(SKIP_PREFIX):
         return True
     missing = _IMPORTORSKIP.search(reason)

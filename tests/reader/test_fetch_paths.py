@@ -199,3 +199,16 @@ def test_a_bucket_region_is_read_from_the_answer_to_a_head(s3):
     assert fetch_obstore.bucket_region("paths", host=host, secure=False) == "us-east-1"
     assert fetch_obstore.bucket_region("unreachable", host="127.0.0.1:1", secure=False) is None
     assert os.environ.get("TB_OBJECT_STORE") in (None, "", "auto", "fsspec", "obstore")
+
+
+def test_an_obstore_older_than_the_api_used_leaves_the_read_to_s3fs(monkeypatch):
+    import obstore
+
+    from tensorboard.logdir import fetch_obstore
+
+    monkeypatch.setattr(obstore, "__version__", "0.11.1", raising=False)
+    monkeypatch.delenv("TB_OBJECT_STORE", raising=False)
+    assert not fetch_obstore.wanted("s3")
+    monkeypatch.setenv("TB_OBJECT_STORE", "obstore")
+    with pytest.raises(ImportError, match="obstore 0.12 or newer, not 0.11.1"):
+        fetch_obstore.wanted("s3")

@@ -45,7 +45,7 @@ EXTRAS_REQUIRE = {
     # (--data_provider=multiplexer), which reads S3 through it.
     # Floors matter: unpinned, pip may pair a new boto3 with s3fs 0.4 (2019), which cannot
     # take an endpoint_url; obstore from the release whose settings (S3Store, client options) the reader uses.
-    "s3": ["fsspec>=2023.1.0", "s3fs>=2023.1.0", "boto3", "obstore>=0.12"],
+    "s3": ["fsspec>=2023.1.0", "s3fs>=2023.1.0", "boto3", "obstore>=0.12; python_version >= '3.11'"],
     # tensorboard.reader.SummaryReader (DataFrames), `tensorboard export` (Parquet via pyarrow),
     # image decoding in SummaryReader.images (Pillow).
     "data": ["pandas>=2.0", "pyarrow>=14", "pillow"],

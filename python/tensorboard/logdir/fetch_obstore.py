@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Mapping
 if TYPE_CHECKING:
     import asyncio
 
+MIN_VERSION = "0.12"  # the release whose API (S3Store, get_range_async, client options) this module uses
 SWITCH = "TB_OBJECT_STORE"  # "fsspec": s3fs always; "obstore": obstore or an error; unset, "auto": obstore if installed
 SCHEMES = ("s3", "s3a")
 
@@ -39,12 +40,23 @@ def wanted(protocol: str) -> bool:
     if choice == "fsspec" or protocol not in SCHEMES:
         return False
     try:
-        import obstore  # noqa: F401
+        import obstore
     except ImportError:
         if choice == "obstore":
-            raise ImportError(f"{SWITCH}=obstore needs obstore: pip install obstore") from None
+            raise ImportError(f"{SWITCH}=obstore needs obstore: pip install 'obstore>={MIN_VERSION}'") from None
+        return False
+    found = getattr(obstore, "__version__", "0")
+    if _release(found) < _release(MIN_VERSION):  # an older obstore lacks the API used here: s3fs reads
+        if choice == "obstore":
+            raise ImportError(f"{SWITCH}=obstore needs obstore {MIN_VERSION} or newer, not {found}")
         return False
     return True
+
+
+def _release(version: str) -> tuple:
+    """(major, minor) of a version string ('0.12.1' -> (0, 12))."""
+    parts = [int(p) if p.isdigit() else 0 for p in version.split(".")[:2]]
+    return tuple(parts + [0] * (2 - len(parts)))
 
 
 def _unmapped(name: str) -> ValueError:

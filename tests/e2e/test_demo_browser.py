@@ -46,11 +46,10 @@ def written_graph(run_dir: Path) -> graph_pb2.GraphDef:
 
 @pytest.fixture(scope="module")
 def demo_server(venv, demo_logdir, tmp_path_factory):
-    """The installed launcher serving the demo logdir with no data path flag: the default, our reader."""
-    srv = start_server(venv, demo_logdir, tmp_path_factory.mktemp("demo-srv"))
+    """The installed launcher serving the demo logdir (Python reader)."""
+    srv = start_server(venv, demo_logdir, tmp_path_factory.mktemp("demo-srv"), "--load_fast=false")
     try:
         assert RUN in wait_for_runs(srv, [RUN]), srv.log()
-        assert "through standalone TensorBoard's reader (--data_provider=standalone)" in srv.log()
         yield srv
     finally:
         stop_server(srv)

@@ -29,19 +29,9 @@ def without_native(monkeypatch):
     monkeypatch.setenv("TENSORBOARD_DATA_SERVER_BINARY", "/nonexistent/tensorboard-data-server")
 
 
-def _native_available() -> bool:
-    from tensorboard.data import server_ingester
-
-    try:
-        server_ingester.get_server_binary()
-    except server_ingester.NoDataServerError:
-        return False
-    return True
-
-
-def test_auto_serves_a_local_logdir_through_our_reader_where_the_native_server_exists(tmp_path):
-    assert _native_available(), "tensorboard-data-server's binary is installed in .venv (x86_64)"
-    assert paths.choose(flags(logdir=tmp_path)) == "standalone"
+def test_auto_keeps_the_native_server_where_upstream_starts_it(tmp_path):
+    assert paths._native_available(), "tensorboard-data-server's binary is installed in .venv (x86_64)"
+    assert paths.choose(flags(logdir=tmp_path)) is None
 
 
 @pytest.mark.parametrize("given", [dict(load_fast="false"), dict(detect_file_replacement="true")])
@@ -54,7 +44,7 @@ def test_auto_serves_a_logdir_spec_through_our_reader(tmp_path):
 
 
 def test_auto_without_a_native_binary_serves_through_our_reader(tmp_path, without_native):
-    assert not _native_available()
+    assert not paths._native_available()
     assert paths.choose(flags(logdir=tmp_path)) == "standalone"
 
 

@@ -103,7 +103,9 @@ def test_a_selection_preloads_only_the_selected_runs(tmp_path):
 
 
 @pytest.mark.parametrize("args,started", [
-    (["--logdir", "{d}"], True),
+    (["--logdir", "{d}"], False),  # upstream's native server serves it (its binary is in .venv)
+    (["--logdir", "{d}", "--load_fast=false"], True),
+    (["--logdir", "{d}", "--exclude", "x"], True),  # the run flags serve through our reader
     (["--logdir={d}", "--data_provider=standalone", "--runs", "a"], True),
     (["--logdir", "{d}", "--data_provider", "native"], False),
     (["--logdir", "{d}", "--load_fast=true"], False),
@@ -191,3 +193,11 @@ def test_the_first_reload_takes_a_complete_preload_as_it_is_and_the_next_reads_w
     store.reload()
     assert steps() == {"a": list(range(11)), "b": [0]}
     assert assert_same(provider, upstream(tmp_path)[1]) == 2
+
+
+def test_without_the_native_binary_auto_preloads(tmp_path, monkeypatch):
+    monkeypatch.setenv("TENSORBOARD_DATA_SERVER_BINARY", str(tmp_path / "no-such-binary"))
+    preload.start_for(["--logdir", str(tmp_path)])
+    work = preload.take_pending(str(tmp_path))
+    assert work is not None
+    work.cancel()

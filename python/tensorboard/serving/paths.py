@@ -1,10 +1,10 @@
 """Which data path serves a `tensorboard` command: `--data_provider={auto,standalone,native,multiplexer}`.
 
-auto serves through our reader (`standalone`) every logdir it reads: local paths, --logdir_spec, and
-object-store URLs (s3://, any fsspec URL whose backend is installed, such as s3fs). Upstream's native
-data server serves with --data_provider=native or --load_fast=true (and a --grpc_data_provider is
-upstream's), upstream's Python loader with --data_provider=multiplexer and for URLs no installed
-fsspec backend reads. One line on stderr says which serves.
+auto serves through upstream's native data server wherever upstream would start it, and through our
+reader (`standalone`) wherever upstream would fall back to its Python loader: no native binary,
+--load_fast=false, --logdir_spec, --detect_file_replacement, and object-store URLs (s3://, any fsspec
+URL whose backend is installed, such as s3fs). URLs no installed fsspec backend reads keep upstream's
+Python loader (`multiplexer`). One line on stderr says which serves.
 """
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ from tensorboard.plugins import base_plugin
 
 CHOICES = ("auto", "standalone", "native", "multiplexer")
 FLAG_HELP = """\
-Which data path reads the logdir. `auto` (default): standalone TensorBoard's reader for every logdir
-it reads (local paths and fsspec URLs such as s3://, with s3fs installed), else upstream's Python
-loader; `standalone`: our reader; `native`: upstream's native data server (as --load_fast=true);
-`multiplexer`: upstream's Python loader (as --load_fast=false)."""
+Which data path reads the logdir. `auto` (default): upstream's native data server where upstream
+would use it, else standalone TensorBoard's reader; `standalone`: our reader (local logdirs and
+fsspec URLs such as s3://, with s3fs installed);
+`native`: upstream's native data server (as --load_fast=true); `multiplexer`: upstream's Python
+loader (as --load_fast=false)."""
 DESCRIPTIONS = {
     "standalone": "standalone TensorBoard's reader",
     "native": "upstream's native data server",
@@ -90,6 +91,16 @@ def readable_by_us(flags) -> bool:
     return bool(paths) and all("://" not in p or can_read(p) for p in paths)
 
 
+def _native_available() -> bool:
+    from tensorboard.data import server_ingester
+
+    try:
+        server_ingester.get_server_binary()
+    except server_ingester.NoDataServerError:
+        return False
+    return True
+
+
 def choose(flags) -> str | None:
     """'standalone', or None to let upstream choose (its native server or its Python loader)."""
     choice = getattr(flags, "data_provider", "auto")
@@ -97,7 +108,13 @@ def choose(flags) -> str | None:
         return "standalone"
     if choice != "auto" or flags.grpc_data_provider or flags.load_fast == "true":
         return None
-    return "standalone" if readable_by_us(flags) else None
+    if not readable_by_us(flags):
+        return None
+    from tensorboard import program
+
+    if flags.load_fast == "auto" and program._should_use_data_server(flags) and _native_available():  # pylint: disable=protected-access
+        return None
+    return "standalone"
 
 
 def install(program, stderr=None) -> None:

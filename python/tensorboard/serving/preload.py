@@ -153,6 +153,21 @@ def _widen(fd: int) -> None:
         pass
 
 
+def _native_expected() -> bool:
+    """Whether upstream's native data server binary is there (upstream's lookup: the environment variable,
+    then the tensorboard_data_server package), without importing upstream's server code."""
+    explicit = os.environ.get("TENSORBOARD_DATA_SERVER_BINARY")
+    if explicit:
+        return os.path.isfile(explicit)
+    try:
+        import tensorboard_data_server  # pylint: disable=import-outside-toplevel
+
+        binary = tensorboard_data_server.server_binary()
+    except Exception:  # pylint: disable=broad-except  (no package, or no binary for this platform)
+        return False
+    return bool(binary) and os.path.isfile(binary)
+
+
 def _entries(root: str) -> int:
     try:
         with os.scandir(root) as found:
@@ -237,15 +252,19 @@ def start_for(args: list[str]) -> None:
 
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     for flag in ("logdir", "logdir_spec", "data_provider", "load_fast", "grpc_data_provider", "samples_per_plugin",
-                 "purge_orphaned_data", "runs", "exclude", "db", "db_import"):
+                 "purge_orphaned_data", "runs", "exclude", "group_runs", "db", "db_import", "detect_file_replacement"):
         parser.add_argument("--" + flag)
     try:
         known, _ = parser.parse_known_args(args)
     except SystemExit:
         return
     provider = known.data_provider or "auto"
-    ours = provider == "standalone" or (provider == "auto" and known.load_fast != "true"
-                                         and not known.grpc_data_provider)
+    # auto: ours where upstream would not start its native server (serving.paths.choose decides the same;
+    # should it decide otherwise, the server cancels the preload)
+    ours = provider == "standalone" or (
+        provider == "auto" and not known.grpc_data_provider and known.load_fast != "true"
+        and (known.load_fast == "false" or known.detect_file_replacement == "true"
+             or any(v is not None for v in (known.runs, known.exclude, known.group_runs)) or not _native_expected()))
     if (not ours or not known.logdir or known.logdir_spec or "://" in known.logdir or known.samples_per_plugin
             or known.db or known.db_import or known.purge_orphaned_data not in (None, "true")):
         return

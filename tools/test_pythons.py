@@ -3,7 +3,7 @@ Python other than .venv's, each in its own venv (tools/envs/pythons.sh makes the
 
 Usage: test_pythons.py versions        the matrix's versions, space-separated
        test_pythons.py interpreter V   the path of an interpreter for Python V (PATH or pyenv), else exit 1
-       test_pythons.py run             the core suite in each matrix venv, two at a time; one line each
+       test_pythons.py run [--parallel N]  the core suite in each matrix venv, N at a time (default 2); one line each
 """
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -59,20 +61,36 @@ def _start(version: str) -> tuple[subprocess.Popen, float]:
     """Starts the core suite under `version`'s venv, its output into artifacts/pythons/."""
     LOGS.mkdir(parents=True, exist_ok=True)
     log = open(LOGS / f"py{version}.log", "w")
-    env = {**os.environ, "TB_STRICT": "1", "TB_MATRIX": "1"}
+    temp = Path(tempfile.gettempdir()) / f"tb-matrix-py{version}"  # pytest's temporary root, its own
+    temp.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "TB_STRICT": "1", "TB_MATRIX": "1", "PYTEST_DEBUG_TEMPROOT": str(temp)}
     command = [str(venv(version) / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", *CORE_SUITE]
     return subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT), time.monotonic()
 
 
-def run() -> int:
-    """Runs the matrix; prints one line per version; non-zero if any suite failed."""
+def run(parallel: int = PARALLEL) -> int:
+    """Runs the matrix, `parallel` suites at a time; prints one line per version; non-zero if any failed."""
     todo = [v for v in versions() if (venv(v) / "bin" / "python").exists()]
     for missing in sorted(set(versions()) - set(todo)):
         print(f"test_pythons: Python {missing}: no venv (no interpreter on this machine): not run")
     running: dict[str, tuple[subprocess.Popen, float]] = {}
     failed = []
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stopped: stop the suites it started (finally)
+    try:
+        return _run(todo, running, failed, parallel)
+    finally:
+        for process, _ in running.values():
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _run(todo: list, running: dict, failed: list, parallel: int) -> int:
     while todo or running:
-        while todo and len(running) < PARALLEL:
+        while todo and len(running) < parallel:
             version = todo.pop(0)
             running[version] = _start(version)
         time.sleep(1)
@@ -101,7 +119,8 @@ def main(argv: list[str]) -> int:
             return 1
         print(found)
     elif command == "run":
-        return run()
+        parallel = int(argv[argv.index("--parallel") + 1]) if "--parallel" in argv else PARALLEL
+        return run(parallel)
     else:
         print(__doc__)
         return 2

@@ -19,7 +19,7 @@ import threading
 from typing import TYPE_CHECKING, Mapping
 
 if TYPE_CHECKING:
-    import asyncio
+    pass
 
 MIN_VERSION = "0.12"  # the release whose API (S3Store, get_range_async, client options) this module uses
 SWITCH = "TB_OBJECT_STORE"  # "fsspec": s3fs always; "obstore": obstore or an error; unset, "auto": obstore if installed
@@ -302,26 +302,30 @@ async def _gather(gets: list) -> list:
     return await asyncio.gather(*gets, return_exceptions=True)
 
 
-_loop: asyncio.AbstractEventLoop | None = None
-_loop_pid = 0
-_loop_lock = threading.Lock()
-
-
 def _run(coroutine):
-    """Runs `coroutine` on the loop of this process's fetch thread (started on first use, as fsspec runs its
-    own): callers may be in any thread, a notebook's running loop included."""
+    """Runs `coroutine` to its end on a loop of its own, in a thread that ends with it: callers may be in
+    any thread, a notebook's running loop included, and no thread outlives the fetch (obstore's requests
+    run on its own Rust runtime; the loop only awaits them)."""
     import asyncio  # here: importing the reader does not import asyncio
 
-    global _loop, _loop_pid
-    with _loop_lock:
-        if _loop is None or _loop_pid != os.getpid():  # a forked child has the loop but not its thread
-            _loop, _loop_pid = asyncio.new_event_loop(), os.getpid()
-            threading.Thread(target=_loop.run_forever, name="tensorboard-obstore", daemon=True).start()
-        loop = _loop
-    return asyncio.run_coroutine_threadsafe(coroutine, loop).result()
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = asyncio.run(coroutine)
+        except BaseException as err:  # pylint: disable=broad-except  (raised again in the caller)
+            outcome["error"] = err
+
+    thread = threading.Thread(target=run, name="tensorboard-obstore", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 _FETCHERS: dict[str, ObstoreFetcher] = {}
+_fetchers_lock = threading.Lock()
 _KEPT = 8  # fetchers kept for reuse (their stores keep their connections), newest last
 
 
@@ -333,11 +337,11 @@ def fetcher_for(protocol: str, options: Mapping) -> ObstoreFetcher | None:
     names = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION",
              "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE")
     key = json.dumps([protocol, options, [os.environ.get(name) for name in names]], sort_keys=True, default=repr)
-    with _loop_lock:
+    with _fetchers_lock:
         fetcher = _FETCHERS.pop(key, None)
     if fetcher is None:
         fetcher = ObstoreFetcher(protocol, options)
-    with _loop_lock:
+    with _fetchers_lock:
         _FETCHERS[key] = fetcher
         while len(_FETCHERS) > _KEPT:
             _FETCHERS.pop(next(iter(_FETCHERS)))

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import os
 import shutil
 import statistics
@@ -40,6 +39,7 @@ REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 import serving  # noqa: E402
 from run import env_for, render_text  # noqa: E402
+from smoothing_reference import plain_smoothing  # noqa: E402
 
 OPS = "mean,std,min,max,median"
 GROUP_OPS = "mean,std"
@@ -47,20 +47,6 @@ GROUP_BY = r"_seed\d+"
 SPEED_TARGET = 20.0  # ours vs tensorboard-reducer, end to end
 SMOOTH_TARGET = 10.0  # tensorboard.reader.smooth vs a plain loop of the same algorithm, 1M points
 SMOOTH_POINTS = 1_000_000
-
-
-def plain_smoothing(values, weight: float) -> list:
-    """TensorBoard's smoothing as a plain loop, the reference `smooth` is timed against."""
-    constant = all(v == values[0] for v in values)
-    last, count, out = 0.0, 0, []
-    for value in values:
-        if constant or not math.isfinite(value):
-            out.append(value)
-            continue
-        last = last * weight + (1 - weight) * value
-        count += 1
-        out.append(last / (1 - weight ** count) if weight != 1 else last)
-    return out
 
 
 def smoothing(result: dict, points: int, reps: int) -> None:

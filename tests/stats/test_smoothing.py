@@ -4,25 +4,18 @@ import math
 
 import numpy as np
 import pytest
+from upstream import REPO
+from waiting import module_from_file
 
 from tensorboard.reader import smooth
 
+REFERENCE = module_from_file("smoothing_reference", REPO / "bench" / "smoothing_reference.py")
 WEIGHTS = (0.0, 0.6, 0.9, 0.999, 1.0)
 
 
 def ui_smoothing(values, weight):
     """TensorBoard's scalar chart smoothing, one point at a time, as the web UI computes it."""
-    ys = [float(v) for v in values]
-    constant = all(v == ys[0] for v in ys)
-    last, count, out = 0.0, 0, []
-    for value in ys:
-        if constant or not math.isfinite(value):
-            out.append(value)
-            continue
-        last = last * weight + (1 - weight) * value
-        count += 1
-        out.append(last / (1 - weight ** count) if weight != 1 else last)
-    return out
+    return REFERENCE.plain_smoothing([float(v) for v in values], weight)
 
 
 def hostile_series():

@@ -43,9 +43,8 @@ def files(rng) -> list[bytes]:
     return out
 
 
-@pytest.mark.parametrize("seed", range(5))
-def test_each_file_scans_as_it_does_alone(seed):
-    tails = files(np.random.default_rng(seed))
+def assert_each_scans_as_alone(tails: list[bytes]) -> None:
+    """scan_tails of `tails` finds in each what scan_spans finds alone: records, whole bytes and damage."""
     joined, starts, ends, scans = scan_tails(tails)
     for data, scan in zip(tails, scans):
         payloads, consumed, damage = alone(data)
@@ -60,8 +59,37 @@ def test_each_file_scans_as_it_does_alone(seed):
             assert scan.damage is not None and message in damage, (message, damage)
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_each_file_scans_as_it_does_alone(seed):
+    assert_each_scans_as_alone(files(np.random.default_rng(seed)))
+
+
 def test_no_tails_and_empty_tails():
     assert scan_tails([])[3] == []
     joined, starts, ends, scans = scan_tails([b"", frame(b"x"), b""])
     assert [(s.count, s.consumed, s.damage) for s in scans] == [(0, 0, None), (1, len(frame(b"x")), None),
                                                                 (0, 0, None)]
+
+
+def same_length_files(rng) -> list[bytes]:
+    """Files of one byte length whose record chains differ (other splits of the bytes, a flipped length,
+    a cut), among files that share one chain: a chain known from one file must not be taken for another's."""
+    out = []
+    for _ in range(30):
+        first = int(rng.integers(0, 60))
+        split = [first, 60 - first, 25]
+        data = bytearray(b"".join(frame(bytes(rng.integers(0, 256, n, dtype=np.uint8))) for n in split))
+        kind = rng.integers(0, 4)
+        if kind == 1:  # a length field changed: the known chain's links no longer hold
+            data[int(rng.integers(0, 8))] ^= 1 << int(rng.integers(0, 8))
+        elif kind == 2:  # the last record's payload moved into a record of its own length: same bytes in all
+            data = bytearray(data[:-16 - 25] + frame(bytes(25)))
+        out.append(bytes(data))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_files_of_one_length_with_other_chains_scan_as_alone(seed):
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(2):  # the second scan meets the chains the first one saw
+        assert_each_scans_as_alone(same_length_files(rng))

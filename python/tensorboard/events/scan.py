@@ -171,20 +171,17 @@ def bad_heads(lengths, head_crcs, heads_ok: dict):
     caches the masked CRC of each length seen."""
     import numpy as np
 
-    for length in np.unique(lengths).tolist():
+    distinct = np.unique(lengths)
+    for length in distinct.tolist():
         if length not in heads_ok:
             c = crc32c(struct.pack("<Q", length))
             heads_ok[length] = (((c >> 15) | (c << 17)) + MASK_DELTA) & 0xFFFFFFFF
-    expected = np.fromiter((heads_ok[x] for x in lengths.tolist()), np.uint64, len(lengths)) \
-        if len(heads_ok) > 64 else _lookup(heads_ok, lengths)
+    if len(distinct) > 64:
+        expected = np.fromiter((heads_ok[x] for x in lengths.tolist()), np.uint64, len(lengths))
+    else:  # few lengths: each record's by its place among them
+        table = np.asarray([heads_ok[x] for x in distinct.tolist()], np.uint64)
+        expected = table[np.searchsorted(distinct, lengths)]
     return (expected != head_crcs) | (lengths > MAX_RECORD_BYTES)
-
-
-def _lookup(table: dict, keys):
-    import numpy as np
-
-    uniq, inverse = np.unique(keys, return_inverse=True)
-    return np.asarray([table[k] for k in uniq.tolist()], np.uint64)[inverse.ravel()]
 
 
 def _corrupt(path: str, offset: int, message: str) -> None:

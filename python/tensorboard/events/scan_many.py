@@ -47,9 +47,9 @@ def scan_tails(tails: list[bytes]) -> tuple[bytes, np.ndarray, np.ndarray, list[
     start at a record boundary."""
     joined = b"".join(tails)
     bases = np.cumsum([0] + [len(t) for t in tails[:-1]]).tolist() if tails else []
-    walks = [walk(tail, len(tail)) + base for tail, base in zip(tails, bases)]
-    pos = np.concatenate(walks) if walks else np.zeros(0, np.int64)
     data = np.frombuffer(joined, np.uint8)
+    walks = _walk_tails(data, tails, bases)
+    pos = np.concatenate(walks) if walks else np.zeros(0, np.int64)
     heads = data[pos[:, None] + np.arange(12)].copy() if len(pos) else np.zeros((0, 12), np.uint8)
     lengths = heads[:, :8].view("<u8").ravel()
     head_crcs = heads[:, 8:].view("<u4").ravel()
@@ -85,3 +85,42 @@ def scan_tails(tails: list[bytes]) -> tuple[bytes, np.ndarray, np.ndarray, list[
         first += n
     return joined, pos + 12, ends, scans
 
+
+
+# Record chains (offsets from walk) of recent tails, by tail length. The runs of a sweep log alike, so
+# their files of one length mostly have one chain: checking a known chain against a tail's lengths is
+# a few NumPy calls for every such tail at once, where walking each tail takes a few per tail.
+_CHAINS: dict[int, np.ndarray] = {}
+_CHAINS_KEPT = 256
+
+
+def _walk_tails(data: np.ndarray, tails: list[bytes], bases: list[int]) -> list[np.ndarray]:
+    """walk() of every tail, offsets in the joined buffer `data`: a known chain where it holds, else a walk."""
+    walks: list = [None] * len(tails)
+    guessed = [(i, _CHAINS.get(len(tail))) for i, tail in enumerate(tails)]
+    guessed = [(i, chain) for i, chain in guessed if chain is not None]
+    if guessed:
+        counts = np.asarray([len(chain) for _, chain in guessed], np.int64)
+        starts = np.asarray([bases[i] for i, _ in guessed], np.int64)
+        offsets = np.concatenate([chain for _, chain in guessed]) + np.repeat(starts, counts)
+        lengths = data[offsets[:, None] + np.arange(8)].view("<u8").ravel()
+        following = offsets + 16 + np.minimum(lengths, len(data)).astype(np.int64)
+        last = np.cumsum(counts) - 1
+        holds = np.empty(len(offsets), bool)
+        holds[:-1] = following[:-1] == offsets[1:]  # each record's length leads to the next one
+        ends = starts + np.asarray([len(tails[i]) for i, _ in guessed], np.int64)
+        holds[last] = following[last] + 12 > ends  # and the last one's to no further header
+        failed = np.add.reduceat(~holds, last - counts + 1) > 0
+        for (i, _), part, wrong in zip(guessed, np.split(offsets, last[:-1] + 1), failed.tolist()):
+            if not wrong:
+                walks[i] = part
+    for i, tail in enumerate(tails):
+        if walks[i] is None:
+            chain = walk(tail, len(tail))
+            if len(chain):
+                if len(_CHAINS) >= _CHAINS_KEPT:
+                    _CHAINS.clear()
+                chain.setflags(write=False)
+                _CHAINS[len(tail)] = chain
+            walks[i] = chain + bases[i]
+    return walks

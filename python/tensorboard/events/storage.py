@@ -192,22 +192,41 @@ class LocalStorage:
         return sorted(os.listdir(local_path(path)))
 
     def walk(self, root: str, sort: bool = True) -> Iterator[tuple[str, list[str]]]:
-        """(directory, file names) for every directory below `root`, sorted (`sort=False`: directories
-        in the file system's order, as upstream's multiplexer walks them). Symbolic links to
-        directories are followed, as upstream follows them, except into a directory of their own path (a loop)."""
+        """(directory, file names) for every directory below `root`, depth first, sorted (`sort=False`:
+        directories in the file system's order, as upstream's multiplexer walks them). Symbolic links to
+        directories are followed, as upstream follows them, except into a directory of their own path (a loop).
+        Directories that cannot be listed are left out, as os.walk leaves them."""
         root = local_path(root)
-        chains: dict[str, frozenset] = {}  # directory, as os.walk names it -> real paths of its ancestors below root
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-            above = chains.pop(dirpath, frozenset())
-            real = os.path.realpath(dirpath)
+        # (directory, its real path, real paths of its ancestors below root); a real path is resolved only
+        # below a link: elsewhere it is the parent's real path and the name (one lstat per link, not per part)
+        stack = [(root, os.path.realpath(root), frozenset())]
+        while stack:
+            dirpath, real, above = stack.pop()
             if real in above:
-                dirnames[:] = []
                 continue
+            try:
+                with os.scandir(dirpath) as listing:
+                    entries = list(listing)
+            except OSError:
+                continue
+            files, subdirs = [], []
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                (subdirs if is_dir else files).append(entry)
+            yield dirpath, sorted(entry.name for entry in files)
             if sort:
-                dirnames.sort()
-            for name in dirnames:
-                chains[os.path.join(dirpath, name)] = above | {real}
-            yield dirpath, sorted(filenames)
+                subdirs.sort(key=lambda entry: entry.name)
+            inner = above | {real}
+            for entry in reversed(subdirs):  # popped in order
+                child = os.path.join(dirpath, entry.name)
+                try:
+                    linked = entry.is_symlink()
+                except OSError:
+                    linked = True
+                stack.append((child, os.path.realpath(child) if linked else os.path.join(real, entry.name), inner))
 
     def open_append(self, path: str) -> LocalAppendFile:
         return LocalAppendFile(local_path(path))

@@ -134,7 +134,14 @@ def directory_parts(root: str, directory: str) -> tuple[str, ...]:
         root, directory = root.rstrip("/"), directory.rstrip("/")
         return () if directory == root else tuple(posixpath.relpath(directory, root).split("/"))
     root, directory = root.rstrip(os.sep) or os.sep, directory.rstrip(os.sep) or os.sep
-    return () if directory == root else tuple(os.path.relpath(directory, root).split(os.sep))
+    if directory == root:
+        return ()
+    head = root if root.endswith(os.sep) else root + os.sep
+    if directory.startswith(head):  # as the walk names it: the parts after the root, when plain names
+        parts = tuple(directory[len(head):].split(os.sep))
+        if not any(part in ("", ".", "..") for part in parts):
+            return parts
+    return tuple(os.path.relpath(directory, root).split(os.sep))
 
 
 def directory_run(root: str, directory: str) -> str:

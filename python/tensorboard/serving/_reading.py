@@ -100,11 +100,20 @@ def file_records(run, state, joined, base, starts, ends, ok, steps, walls, value
     bounds = [0, *flips.tolist(), len(starts)]
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         if hi > lo and ok[lo]:
-            ids, inverse = np.unique(tag_of[lo:hi], return_inverse=True)
-            names = [tags[i] for i in ids.tolist()]
-            if _add_scalar_stretch(run, state, names, inverse.ravel(), steps[lo:hi], walls[lo:hi], values[lo:hi]):
+            ids, inverse = _tag_groups(tag_of[lo:hi])
+            names = [tags[i] for i in ids]
+            if _add_scalar_stretch(run, state, names, inverse, steps[lo:hi], walls[lo:hi], values[lo:hi]):
                 continue
         one_by_one(run, state, joined, base, starts, ends, lo, hi)
+
+
+def _tag_groups(tag_of: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """(the tag ids present, each event's index among them): one tag, the usual case, without a sort."""
+    first = int(tag_of[0])
+    if (tag_of == first).all():
+        return [first], np.zeros(len(tag_of), np.intp)
+    ids, inverse = np.unique(tag_of, return_inverse=True)
+    return ids.tolist(), inverse.ravel()
 
 
 def _add_scalar_stretch(run: RunState, state: FileState, tags: list[str], tag_of, steps, walls, values) -> bool:

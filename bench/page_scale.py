@@ -39,11 +39,13 @@ def serving_section(extra: dict | None) -> str:
     if not has_result(extra) or "sizes" not in extra:
         return title + not_run(extra)
     parts = [title + "Time from starting `tensorboard --logdir` until every run is listed and the last run's "
-             "scalars are served, peak RSS of the server's process tree, and the time until 1,000 points "
+             "scalars are served, the peak memory of the server's process tree (summed PSS: pages shared "
+             "by forked processes split among them; summed RSS beside it), and the time until 1,000 points "
              "appended to one run are served. One fresh server per row."]
     targets = extra.get("targets", {})
     for runs, size in extra["sizes"].items():
         rows = [[PATH_LABELS.get(path, path), fmt(size[path].get("load_s"), unit=" s"),
+                 fmt(size[path].get("peak_pss_mib"), digits=4, unit=" MiB"),
                  fmt(size[path].get("peak_rss_mib"), digits=4, unit=" MiB"), fmt(size[path].get("reload_s"), unit=" s")]
                 for path in ("native", "multiplexer", "standalone") if path in size]
         line = []
@@ -51,7 +53,7 @@ def serving_section(extra: dict | None) -> str:
             line.append(f"ours {ratio(size['speedup_vs_multiplexer'])} faster than the Python loader (goal ≥ "
                         f"{targets.get('speedup_vs_multiplexer')}×), in {size['memory_vs_multiplexer']:.0%} of its "
                         f"memory (goal ≤ {targets.get('memory_vs_multiplexer', 0.25):.0%})")
-        for name, what in (("ratio_vs_native", "the native server's time"), ("memory_vs_native", "its peak RSS"),
+        for name, what in (("ratio_vs_native", "the native server's time"), ("memory_vs_native", "its peak memory"),
                            ("reload_vs_native", "its time to serve the new points")):
             if name in size:
                 line.append(f"{size[name]}× {what} (goal ≤ {targets.get(name)}×: {met(size[name], targets, name)})")
@@ -59,12 +61,13 @@ def serving_section(extra: dict | None) -> str:
         if in_process:
             line.append(f"in process, a reload after the append takes {fmt(in_process['reload_after_append_s'])} s "
                         f"against {fmt(in_process['full_read_s'])} s for a full read")
-        parts.append(f"### {int(runs):,} runs × 1,000 scalars\n\n" + table(["path", "served after", "peak RSS",
-                                                                              "1,000 new points after"], rows)
+        parts.append(f"### {int(runs):,} runs × 1,000 scalars\n\n" + table(["path", "served after", "peak memory (PSS)",
+                                                                              "peak RSS", "1,000 new points after"],
+                                                                             rows)
                      + ("\n\n" + "; ".join(line) + "." if line else ""))
     growth = extra.get("growth_10x_runs")
     if growth:
-        parts.append(f"Ten times the runs: {growth['load']}× the time and {growth['peak_rss']}× the memory "
+        parts.append(f"Ten times the runs: {growth['load']}× the time and {growth['peak_memory']}× the memory "
                      f"(goal: no faster than linear). All goals met: {yes_no(extra.get('target_met'))}.")
     return "\n\n".join(parts)
 

@@ -1,6 +1,6 @@
 """Helpers and fixtures of tests/serving: one logdir written by our writer, torch's and tensorboardX's (plus a damaged
 file, a file cut inside a record and a file that grows during the tests), served by a pair of real
-servers on 127.0.0.1 started from the source tree's launcher: `--data_provider=standalone` (ours) and
+servers on 127.0.0.1 started from the source tree's launcher: ours (the default, `--data_provider=auto`) and
 `--data_provider=multiplexer` (upstream's Python loader). Every process started here is stopped here."""
 from __future__ import annotations
 
@@ -69,13 +69,15 @@ def peer_logdir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def server_pair(peer_logdir, tmp_path_factory):
-    """(ours, upstream's multiplexer), both serving peer_logdir, stopped after the session."""
+    """(ours, as the default serves, and upstream's multiplexer), both serving peer_logdir, stopped after
+    the session."""
     tmp = tmp_path_factory.mktemp("servers")
     started = []
     try:
         with ThreadPoolExecutor(2) as pool:  # both start at once; each is stopped even if the other fails
-            futures = [pool.submit(start_launcher, peer_logdir, tmp, flag)
-                       for flag in ("--data_provider=standalone", "--data_provider=multiplexer")]
+            # ours by default (no --data_provider: auto serves local logdirs through our reader)
+            futures = [pool.submit(start_launcher, peer_logdir, tmp, *flags)
+                       for flags in ((), ("--data_provider=multiplexer",))]
         errors = []
         for future in futures:
             try:

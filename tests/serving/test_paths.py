@@ -1,7 +1,7 @@
-"""--data_provider: which path serves. auto keeps upstream's native data server where upstream would
-start it and serves through our reader wherever upstream would fall back to its Python loader;
-object-store URLs are ours too where fsspec has their backend, other URLs stay with upstream's loader;
-the explicit choices are refused clearly where they cannot serve."""
+"""--data_provider: which path serves. auto serves through our reader wherever it reads the logdir (local
+paths, and object-store URLs where fsspec has their backend), unless upstream's flags ask for its native
+data server (--load_fast=true) or a gRPC one; other URLs stay with upstream's loader; the explicit
+choices are refused clearly where they cannot serve; the preload and the server decide by one rule."""
 from __future__ import annotations
 
 import argparse
@@ -29,13 +29,9 @@ def without_native(monkeypatch):
     monkeypatch.setenv("TENSORBOARD_DATA_SERVER_BINARY", "/nonexistent/tensorboard-data-server")
 
 
-def test_auto_keeps_the_native_server_where_upstream_starts_it(tmp_path):
-    assert paths._native_available(), "tensorboard-data-server's binary is installed in .venv (x86_64)"
-    assert paths.choose(flags(logdir=tmp_path)) is None
-
-
-@pytest.mark.parametrize("given", [dict(load_fast="false"), dict(detect_file_replacement="true")])
-def test_auto_serves_through_our_reader_where_upstream_uses_its_python_loader(tmp_path, given):
+@pytest.mark.parametrize("given", [{}, dict(load_fast="auto"), dict(load_fast="false"),
+                                   dict(detect_file_replacement="true")])
+def test_auto_serves_local_logdirs_through_our_reader(tmp_path, given):
     assert paths.choose(flags(logdir=tmp_path, **given)) == "standalone"
 
 
@@ -44,8 +40,28 @@ def test_auto_serves_a_logdir_spec_through_our_reader(tmp_path):
 
 
 def test_auto_without_a_native_binary_serves_through_our_reader(tmp_path, without_native):
-    assert not paths._native_available()
     assert paths.choose(flags(logdir=tmp_path)) == "standalone"
+
+
+def test_upstreams_flags_for_another_server_are_followed(tmp_path):
+    assert paths.choose(flags(logdir=tmp_path, load_fast="true")) is None
+    assert paths.choose(flags(logdir=tmp_path, grpc_data_provider="localhost:1")) is None
+
+
+@pytest.mark.parametrize("given", [{}, dict(load_fast="true"), dict(load_fast="false"), dict(data_provider="native"),
+                                   dict(data_provider="multiplexer"), dict(data_provider="standalone"),
+                                   dict(grpc_data_provider="localhost:1")])
+def test_the_preload_and_the_server_decide_by_one_rule(tmp_path, given):
+    from tensorboard.serving import preload
+
+    args = ["--logdir", str(tmp_path)] + ["--%s=%s" % item for item in given.items()]
+    preload.start_for(args)
+    work = preload.take_pending(str(tmp_path))
+    try:
+        assert (work is not None) == (paths.choose(flags(logdir=tmp_path, **given)) == "standalone")
+    finally:
+        if work is not None:
+            work.cancel()
 
 
 def test_object_store_urls_are_served_through_our_reader(without_native):

@@ -79,19 +79,27 @@ def test_a_preload_read_with_other_sizes_is_not_used(tmp_path):
     assert all(len(points) <= 5 for tags in kept.values() for points in tags.values())
 
 
-def test_a_failed_worker_leaves_the_read_to_the_server(tmp_path, monkeypatch):
-    _logdir(tmp_path, runs=4)
-    original = Logdir.read_in_chunks
+def test_a_failed_worker_leaves_its_chunks_to_the_server(tmp_path, monkeypatch):
+    _logdir(tmp_path, runs=6)
+    server = os.getpid()
+    original = Logdir.read_part
+    sent = []
 
-    def failing(self, per_chunk):  # the worker sends its first chunk, then fails
-        chunks = original(self, 1)
-        yield next(chunks)
-        raise OSError("disk went away")
+    def failing(self, part):  # in the worker: the first chunk is read and sent, the second fails
+        if os.getpid() != server:
+            sent.append(part)
+            if len(sent) > 1:
+                raise OSError("disk went away")
+        return original(self, part)
 
-    monkeypatch.setattr(Logdir, "read_in_chunks", failing)
-    store, provider = preloaded(tmp_path)
-    assert len(store.runs()) == 4
-    assert assert_same(provider, upstream(tmp_path)[1]) >= 2
+    monkeypatch.setattr(Logdir, "read_part", failing)
+    default_sizes, default = size_guidance(None)
+    work = preload.Preload(str(tmp_path), workers=1, per_chunk=1)
+    work._threads[0].join(timeout=60)  # the worker has failed: the server claims and reads the rest
+    store = Logdir({str(tmp_path): None}, default_sizes, default, preload=work)
+    store.reload()
+    assert list(store.runs()) == list(ours(tmp_path)[0].runs())
+    assert assert_same(StandaloneDataProvider(store, str(tmp_path)), upstream(tmp_path)[1]) >= 2
 
 
 def test_a_selection_preloads_only_the_selected_runs(tmp_path):
@@ -103,7 +111,7 @@ def test_a_selection_preloads_only_the_selected_runs(tmp_path):
 
 
 @pytest.mark.parametrize("args,started", [
-    (["--logdir", "{d}"], False),  # upstream's native server serves it (its binary is in .venv)
+    (["--logdir", "{d}"], True),  # auto: our reader serves local logdirs
     (["--logdir", "{d}", "--load_fast=false"], True),
     (["--logdir", "{d}", "--exclude", "x"], True),  # the run flags serve through our reader
     (["--logdir={d}", "--data_provider=standalone", "--runs", "a"], True),
@@ -133,13 +141,21 @@ def test_a_preload_of_another_logdir_is_not_taken(tmp_path):
     assert preload.take_pending(str(tmp_path)) is None  # handed out once, cancelled
 
 
-def test_workers_split_the_runs_and_end(tmp_path):
+def test_workers_and_the_server_share_the_chunks_and_the_workers_end(tmp_path):
     _logdir(tmp_path, runs=10)
-    work = preload.Preload(str(tmp_path), workers=2)
-    names = [name for chunk in work.chunks(Logdir({str(tmp_path): None}, *size_guidance(None)).plan())
-             for _, name, *_ in chunk]
+    work = preload.Preload(str(tmp_path), workers=2, per_chunk=1)
+    store = Logdir({str(tmp_path): None}, *size_guidance(None))
+    read_here = []
+
+    def here(part):
+        read_here.extend(part)
+        return store.read_part(part)
+
+    names = [name for name, *_ in work.runs(store.plan(), here)]
     assert sorted(names) == sorted(os.path.relpath(d, tmp_path) for d, _, files in os.walk(tmp_path)
                                    if any("tfevents" in f for f in files))
+    assert len(set(names)) == len(names)  # each chunk read once, by a worker or here
+    assert set(read_here) <= set(names)
     for thread in work._threads:
         thread.join(timeout=60)
     for pid in work._pids:
@@ -193,11 +209,3 @@ def test_the_first_reload_takes_a_complete_preload_as_it_is_and_the_next_reads_w
     store.reload()
     assert steps() == {"a": list(range(11)), "b": [0]}
     assert assert_same(provider, upstream(tmp_path)[1]) == 2
-
-
-def test_without_the_native_binary_auto_preloads(tmp_path, monkeypatch):
-    monkeypatch.setenv("TENSORBOARD_DATA_SERVER_BINARY", str(tmp_path / "no-such-binary"))
-    preload.start_for(["--logdir", str(tmp_path)])
-    work = preload.take_pending(str(tmp_path))
-    assert work is not None
-    work.cancel()

@@ -19,9 +19,9 @@ package, which is also called `tensorboard` and is installed in site-packages:
 * TENSORBOARD_STANDALONE_VERBOSE=1 prints where the renderer was imported from;
 * `tensorboard export ...` and `tensorboard reduce ...` run our logger package's commands
   (tensorboard.cli.export, tensorboard.cli.reduce), not the renderer;
-* `--data_provider={auto,standalone,native,multiplexer}` chooses the data path (our reader wherever
-  upstream would fall back to its Python loader; see tensorboard.serving.paths and docs/serving.md),
-  and one start-up line says which path serves.
+* `--data_provider={auto,standalone,native,multiplexer}` chooses the data path (by default our reader,
+  wherever it reads the logdir; see tensorboard.serving.paths and docs/serving.md), and one start-up
+  line says which path serves.
 
 Every other flag is passed through to upstream unchanged.
 """

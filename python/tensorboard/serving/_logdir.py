@@ -18,7 +18,7 @@ from tensorboard.serving._groups import GroupRuns
 from tensorboard.serving._reading import MARK_BYTES, FileState, read_appended
 from tensorboard.serving._remote import RemoteRoot
 from tensorboard.serving._run import RunState
-from tensorboard.serving.preload import Preload, PreloadFailed, PreloadMismatch, share_of
+from tensorboard.serving.preload import Preload, PreloadMismatch
 
 logger = logging.getLogger("tensorboard.serving")
 
@@ -36,14 +36,12 @@ class Logdir:
     """Every run under the given roots, keyed by run name as upstream's multiplexer names them."""
 
     def __init__(self, roots: dict, size_guidance: dict, default_size: int, purge_orphaned_data: bool = True,
-                 selection: Selection | None = None, groups: GroupRuns | None = None, share: tuple | None = None,
+                 selection: Selection | None = None, groups: GroupRuns | None = None,
                  preload: Preload | None = None):
         """`selection`: the runs served (--runs, --exclude); `groups`: the group runs served beside them;
-        `share`: (k, n), only the runs of preload worker k of n; `preload`: workers already reading the
-        logdir, whose runs the first reload adopts."""
+        `preload`: workers already reading the logdir, whose runs the first reload adopts."""
         self._roots = roots  # path -> run name prefix (None: the logdir itself)
         self._selection = selection
-        self._share = share
         self._preload = preload
         self._groups = groups
         self._group_states: dict[str, RunState] = {}
@@ -66,64 +64,57 @@ class Logdir:
         """What decides the data read: sizes, purge rule and selection (a preload must have read with these)."""
         return tuple(sorted(self._sizes.items())), self._default_size, self._purge, self._selection
 
-    def read_in_chunks(self, per_chunk: int):
-        """A preload worker's read: lists the runs once, reads `per_chunk` at a time, and yields each chunk
-        as lists of (position in the whole listing, name, directory, data, files), keeping none of it (so a
-        worker holds one chunk)."""
-        order: dict[str, int] = {}
-        found = self._found(order)
-        names = list(found)
-        for k in range(0, len(names), per_chunk):
-            part = {name: found[name] for name in names[k:k + per_chunk]}
-            self._read_found(part)
-            chunk = []
-            for name in part:
-                run = self._runs.pop(name, None)
-                if run is not None:
-                    chunk.append((order[name], name, run.directory, run.state, run.files))
-            yield chunk
+    def listing(self) -> dict:
+        """Run name -> where it is, for every run served now, in the order the server lists them."""
+        return self._found()
+
+    def read_part(self, part: dict) -> list[tuple]:
+        """A preload's read of some runs of `listing()`: (name, directory, data, files) of each, kept
+        nowhere here (a worker holds one part at a time)."""
+        self._read_found(part)
+        out = []
+        for name in part:
+            run = self._runs.pop(name, None)
+            if run is not None:
+                for series in run.state.series.values():
+                    series.extent()  # computed by the reader, on its core, and sent with the run
+                out.append((name, run.directory, run.state, run.files))
+        return out
 
     def _adopt_preload(self) -> bool:
-        """Takes the preload's runs as they arrive, in discovery order; True when it read every run. On a
-        mismatch or a failure it keeps what it took, and the reload reads the rest."""
+        """Takes the preload's runs as they arrive, reading chunks here while none waits; True when it
+        took them all (False on a mismatch: the reload then reads the logdir itself)."""
         preload, self._preload = self._preload, None
-        adopted: list[tuple[int, str, _Run]] = []
-        complete = True
+        adopted: dict[str, _Run] = {}
+        here = Logdir(self._roots, self._sizes, self._default_size, self._purge, self._selection)  # serves nothing
         try:
-            for chunk in preload.chunks(self.plan()):
-                for position, name, directory, state, files in chunk:
-                    run = _Run(directory, state)
-                    run.files = files
-                    adopted.append((position, name, run))
-        except (PreloadMismatch, PreloadFailed) as err:
+            for name, directory, state, files in preload.runs(self.plan(), here.read_part):
+                run = adopted[name] = _Run(directory, state)
+                run.files = files
+        except PreloadMismatch as err:
             logger.info("preload of the logdir not used (%s): reading it here", err)
             preload.cancel()
-            complete = False
-        adopted.sort(key=lambda item: item[0])  # as a server that read the logdir itself lists them
-        self._runs = {name: run for _, name, run in adopted}
+            return False
+        self._runs = {name: adopted[name] for name in preload.found if name in adopted}  # in listing order
         if os.environ.get("TENSORBOARD_STANDALONE_VERBOSE"):
             print(f"preload adopted: {len(self._runs)} runs", file=sys.stderr, flush=True)
-        return complete
+        return True
 
     def reload(self) -> None:
         """Finds runs and files, drops vanished ones, reads what was appended since the last reload."""
         with self._reload_lock:
-            # A preload that read every run is this reload: what was appended since, the next one reads.
-            complete = None if self._preload is None else self._adopt_preload()
-            if not complete:
+            # An adopted preload is this reload: what was appended since, the next one reads.
+            if self._preload is None or not self._adopt_preload():
                 found = self._found()
                 for name in [n for n in self._runs if n not in found]:
                     del self._runs[name]
                 self._read_found(found)
-                if complete is False:  # after a partial preload, in discovery order (later runs come last)
-                    self._runs = {name: self._runs[name] for name in found if name in self._runs}
             if self._groups is not None:
                 self._group_states = self._groups.build({name: run.state for name, run in self._runs.items()})
             self.loaded.set()
 
-    def _found(self, order: dict | None = None) -> dict:
-        """Run name -> (directory, its object-store root or None, its files) of every run served now
-        (`order`, when given, gets each run's position in the whole listing, before `share`)."""
+    def _found(self) -> dict:
+        """Run name -> (directory, its object-store root or None, its files) of every run served now."""
         found: dict[str, tuple[str, RemoteRoot | None, object]] = {}
         for root, prefix in self._roots.items():
             if is_remote(root):
@@ -142,11 +133,6 @@ class Logdir:
                 found.setdefault(prefixed(prefix, directory_run(root, directory)), (directory, None, names))
         if self._selection is not None:
             found = {name: where for name, where in found.items() if self._selection.wants_run(name)}
-        if order is not None:
-            order.update((name, position) for position, name in enumerate(found))
-        if self._share is not None:
-            index, count = self._share
-            found = {name: where for name, where in found.items() if share_of(name, count) == index}
         return found
 
     def _read_found(self, found: dict) -> None:

@@ -1,5 +1,5 @@
 """`StandaloneDataIngester`: upstream's data-ingester shape (`data_provider`, `start()`) around a
-Logdir and a StandaloneDataProvider, reloading every --reload_interval seconds in a daemon thread,
+Logdir and a StandaloneDataProvider, starting a reload every --reload_interval seconds in a daemon thread,
 with upstream's --samples_per_plugin sizes."""
 from __future__ import annotations
 
@@ -84,10 +84,18 @@ class StandaloneDataIngester:
 
     def _loop(self) -> None:
         while True:
+            started = time.monotonic()
             try:
                 self._logdir.reload()
             except Exception:  # pylint: disable=broad-except  (a failed reload must not end the reloads)
                 logger.exception("reloading %s failed; trying again in %s s", self._location, self._interval)
             if self._interval == 0:
                 return
-            time.sleep(self._interval)
+            time.sleep(pause_after(time.monotonic() - started, self._interval))
+
+
+def pause_after(took: float, interval: float) -> float:
+    """Seconds to wait after a reload that took `took`: a reload starts every `interval` seconds (new data
+    is served within the interval, not the interval plus a reload); a reload longer than half the
+    interval is followed by as long a pause, up to the interval (upstream's pause after every reload)."""
+    return max(interval - took, min(took, interval))

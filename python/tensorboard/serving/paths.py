@@ -1,24 +1,23 @@
 """Which data path serves a `tensorboard` command: `--data_provider={auto,standalone,native,multiplexer}`.
 
-auto serves through upstream's native data server wherever upstream would start it, and through our
-reader (`standalone`) wherever upstream would fall back to its Python loader: no native binary,
---load_fast=false, --logdir_spec, --detect_file_replacement, and object-store URLs (s3://, any fsspec
-URL whose backend is installed, such as s3fs). URLs no installed fsspec backend reads keep upstream's
-Python loader (`multiplexer`). One line on stderr says which serves.
+auto serves through our reader (`standalone`) wherever it reads the logdir: local paths, and object-store
+URLs (s3://, any fsspec URL whose backend is installed, such as s3fs), unless upstream's own flags ask
+for another server (--load_fast=true: its native data server; --grpc_data_provider). URLs no installed
+fsspec backend reads keep upstream's Python loader (`multiplexer`). One line on stderr says which serves.
 """
 from __future__ import annotations
 
 import sys
 
 from tensorboard.plugins import base_plugin
+from tensorboard.serving.rule import ours_serves
 
 CHOICES = ("auto", "standalone", "native", "multiplexer")
 FLAG_HELP = """\
-Which data path reads the logdir. `auto` (default): upstream's native data server where upstream
-would use it, else standalone TensorBoard's reader; `standalone`: our reader (local logdirs and
-fsspec URLs such as s3://, with s3fs installed);
-`native`: upstream's native data server (as --load_fast=true); `multiplexer`: upstream's Python
-loader (as --load_fast=false)."""
+Which data path reads the logdir. `auto` (default): standalone TensorBoard's reader wherever it reads
+the logdir (unless --load_fast=true asks for upstream's native data server); `standalone`: our reader
+(local logdirs and fsspec URLs such as s3://, with s3fs installed); `native`: upstream's native data
+server (as --load_fast=true); `multiplexer`: upstream's Python loader (as --load_fast=false)."""
 DESCRIPTIONS = {
     "standalone": "standalone TensorBoard's reader",
     "native": "upstream's native data server",
@@ -91,28 +90,13 @@ def readable_by_us(flags) -> bool:
     return bool(paths) and all("://" not in p or can_read(p) for p in paths)
 
 
-def _native_available() -> bool:
-    from tensorboard.data import server_ingester
-
-    try:
-        server_ingester.get_server_binary()
-    except server_ingester.NoDataServerError:
-        return False
-    return True
-
-
 def choose(flags) -> str | None:
-    """'standalone', or None to let upstream choose (its native server or its Python loader)."""
+    """'standalone', or None to let upstream choose (its native server, a gRPC data server or its Python
+    loader)."""
     choice = getattr(flags, "data_provider", "auto")
     if choice == "standalone":
         return "standalone"
-    if choice != "auto" or flags.grpc_data_provider or flags.load_fast == "true":
-        return None
-    if not readable_by_us(flags):
-        return None
-    from tensorboard import program
-
-    if flags.load_fast == "auto" and program._should_use_data_server(flags) and _native_available():  # pylint: disable=protected-access
+    if not ours_serves(choice, flags.grpc_data_provider, flags.load_fast) or not readable_by_us(flags):
         return None
     return "standalone"
 

@@ -2,10 +2,12 @@
 processes forked once the reader's modules are imported: the logdir is read on the other core while the
 server starts, and on both once it waits.
 
-A worker reads its share of the runs (by a hash of the run name) exactly as the server would, with a
-Logdir of the same roots, sizes, purge rule and selection, then sends each run's data and read state
-in pickled chunks through a pipe. The server's first reload adopts them when its own parameters are
-the same (anything else, or a failed worker, and it reads the logdir itself) and then reads only what
+The runs are listed once, here, and cut into chunks; a pipe holds one token per chunk, and whoever is
+free takes the next: each worker, and the server itself once it has started and no worker's chunk is
+waiting for it. A worker reads its chunks exactly as the server would, with a Logdir of the same roots,
+sizes, purge rule and selection, and sends each chunk's runs (data and read state) pickled through a
+pipe of its own. The server's first reload adopts them when its own parameters are the same (anything
+else, and it reads the logdir itself), reads any chunk a failed worker left, and then reads only what
 was appended since, as every later reload does. Where os.fork is missing nothing is preloaded.
 """
 from __future__ import annotations
@@ -17,7 +19,8 @@ import pickle
 import sys
 import threading
 import time
-import zlib
+
+from tensorboard.serving.rule import ours_serves
 
 logger = logging.getLogger("tensorboard.serving")
 
@@ -27,34 +30,44 @@ logger = logging.getLogger("tensorboard.serving")
 UPSTREAM_SIZES = {"scalars": 1000, "images": 10, "audio": 10, "histograms": 500, "pr_curves": 100}
 UPSTREAM_DEFAULT_SIZE = 10
 CHUNK_RUNS = 100  # runs read, then sent, at a time: what a worker holds
-TWO_WORKERS_FROM = 2000  # top-level entries of the logdir from which a second worker reads half
-
-
-def share_of(name: str, count: int) -> int:
-    """Which of `count` workers reads run `name`."""
-    return zlib.crc32(name.encode("utf-8", "surrogateescape")) % count
+MOST_CHUNKS = 1024  # tokens of 4 bytes: the pipe takes them all at once on every system; more runs, larger chunks
+TWO_WORKERS_FROM = 2000  # runs from which a second worker reads beside the first
+_TOKEN = 4
 
 
 class Preload:
-    """Worker processes reading one local logdir; `chunks(plan)` yields their runs as they arrive."""
+    """Worker processes reading one local logdir; `runs(plan, read_here)` yields its runs as they arrive."""
 
-    def __init__(self, root: str, purge: bool = True, selection=None, workers: int | None = None):
+    def __init__(self, root: str, purge: bool = True, selection=None, workers: int | None = None,
+                 per_chunk: int = CHUNK_RUNS):
+        from tensorboard.serving._logdir import Logdir  # pylint: disable=import-outside-toplevel
+
         self.root = root
-        if workers is None:
-            workers = 2 if _entries(root) >= TWO_WORKERS_FROM and (os.cpu_count() or 1) > 1 else 1
-        self._pids: list[int] = []
-        self._readers: list = []
         # No collections until the runs are adopted: unpickling them allocates many objects, and each full
         # collection would walk the growing heap again (the first load of 10,000 runs takes a quarter less).
         self._collect = gc.isenabled()
         gc.disable()
+        lister = Logdir({root: None}, dict(UPSTREAM_SIZES), UPSTREAM_DEFAULT_SIZE, purge_orphaned_data=purge,
+                        selection=selection)
+        self.plan = lister.plan()
+        self.found = lister.listing()  # run name -> where, in the order a server lists them
+        names = list(self.found)
+        per_chunk = max(per_chunk, -(-len(names) // MOST_CHUNKS))
+        self.parts = [names[k:k + per_chunk] for k in range(0, len(names), per_chunk)]
+        if workers is None:
+            workers = 2 if len(names) >= TWO_WORKERS_FROM and (os.cpu_count() or 1) > 1 else 1
+        self._claims, tokens = os.pipe()
+        os.write(tokens, b"".join(k.to_bytes(_TOKEN, "little") for k in range(len(self.parts))))
+        os.close(tokens)  # no writer left: a claim on an empty pipe returns at once, with nothing
+        self._pids: list[int] = []
+        self._readers: list = []
         for index in range(workers):
             read_fd, write_fd = os.pipe()
             _widen(write_fd)
             pid = os.fork()
             if pid == 0:  # the worker: reads, sends, exits without the parent's exit hooks
                 os.close(read_fd)
-                _work(root, purge, selection, index, workers, write_fd)
+                self._work(purge, selection, index, workers, write_fd)
             os.close(write_fd)
             self._pids.append(pid)
             self._readers.append(os.fdopen(read_fd, "rb"))
@@ -64,6 +77,49 @@ class Preload:
                          for k in range(workers)]
         for thread in self._threads:
             thread.start()
+
+    def claim(self) -> int | None:
+        """The index of the next chunk nobody has taken (it is the caller's to read), or None."""
+        try:
+            token = os.read(self._claims, _TOKEN) if self._claims is not None else b""
+        except OSError:
+            return None
+        index = int.from_bytes(token, "little") if len(token) == _TOKEN else -1
+        return index if 0 <= index < len(self.parts) else None
+
+    def part(self, index: int) -> dict:
+        """Run name -> where, of chunk `index`."""
+        return {name: self.found[name] for name in self.parts[index]}
+
+    def _work(self, purge: bool, selection, index: int, count: int, fd: int) -> None:
+        """A worker's life: read chunks while there are any, send them, exit."""
+        status = 0
+        out = os.fdopen(fd, "wb")
+        started, cpu = time.perf_counter(), time.process_time()
+        try:
+            from tensorboard.serving._logdir import Logdir  # imported before the fork: no cost here
+
+            logdir = Logdir({self.root: None}, dict(UPSTREAM_SIZES), UPSTREAM_DEFAULT_SIZE,
+                            purge_orphaned_data=purge, selection=selection)
+            while (chunk := self.claim()) is not None:
+                pickle.dump(("runs", chunk, logdir.read_part(self.part(chunk))), out,
+                            protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(("done",), out)
+            if os.environ.get("TENSORBOARD_STANDALONE_VERBOSE"):
+                print(f"preload worker {index + 1} of {count}: read and sent in "
+                      f"{time.perf_counter() - started:.3f} s ({time.process_time() - cpu:.3f} s of CPU)",
+                      file=sys.stderr, flush=True)
+        except BaseException as err:  # pylint: disable=broad-except  (the server reads what is missing)
+            status = 1
+            try:
+                pickle.dump(("error", f"{type(err).__name__}: {err}"), out)
+            except Exception:  # pylint: disable=broad-except
+                pass
+        finally:
+            try:
+                out.close()
+            finally:
+                os._exit(status)
 
     def _drain(self, k: int) -> None:
         """Unpickles worker k's messages as they come (so the worker can free what it sent)."""
@@ -83,49 +139,65 @@ class Preload:
             stream.close()
             _reap(self._pids[k])
 
-    def chunks(self, plan: tuple):
-        """Yields lists of (run name, directory, RunState, files) from every worker, or raises
-        PreloadMismatch (nothing yielded) when a worker read with another plan than `plan`, and
-        PreloadFailed when a worker failed (the caller then reads what is missing itself)."""
+    def runs(self, plan: tuple, read_here):
+        """Yields (name, directory, RunState, files) of every listed run: the workers' as they arrive, and
+        those of the chunks `read_here(part)` reads in this process (each a list of the same tuples):
+        chunks nobody took yet, whenever no worker's chunk waits, and any a failed worker left unsent.
+        Raises PreloadMismatch (nothing yielded) when `plan` is not the one the workers read with."""
         try:
-            yield from self._chunks(plan)
+            if plan != self.plan:
+                raise PreloadMismatch("the preload read with other parameters")
+            yield from self._runs(read_here)
         finally:
+            self._close_claims()
             self._restore_collection()
 
-    def _chunks(self, plan: tuple):
-        positions = [0] * len(self._messages)
-        checked = [False] * len(self._messages)
+    def _runs(self, read_here):
+        received: set[int] = set()
         finished = 0
         while finished < len(self._messages):
             with self._arrived:
-                while all(positions[k] >= len(self._messages[k]) for k in range(len(self._messages))):
-                    self._arrived.wait()
-                ready = [(k, self._messages[k][positions[k]]) for k in range(len(self._messages))
-                         if positions[k] < len(self._messages[k])]
-            for k, message in ready:
-                positions[k] += 1
-                self._messages[k][positions[k] - 1] = None  # what was handed over is the caller's now
-                kind = message[0]
-                if kind == "plan":
-                    if message[1] != plan:
-                        raise PreloadMismatch("the preload read with other parameters")
-                    checked[k] = True
-                elif kind == "runs":
-                    if not checked[k]:
-                        raise PreloadMismatch("runs before the plan")
-                    yield message[1]
-                elif kind == "error":
-                    raise PreloadFailed(message[1])
+                ready = [m for queue in self._messages for m in queue]
+                for queue in self._messages:
+                    queue.clear()  # what was handed over is the caller's now
+            if not ready:
+                chunk = self.claim()
+                if chunk is not None:
+                    received.add(chunk)
+                    yield from read_here(self.part(chunk))
+                    continue
+                with self._arrived:
+                    while not any(self._messages):
+                        self._arrived.wait()
+                continue
+            for message in ready:
+                if message[0] == "runs":
+                    received.add(message[1])
+                    yield from message[2]
                 else:
                     finished += 1
+                    if message[0] == "error":
+                        logger.info("a preload worker failed (%s): its chunks are read here", message[1])
+        for chunk in range(len(self.parts)):
+            if chunk not in received:
+                yield from read_here(self.part(chunk))
 
     def _restore_collection(self) -> None:
         if self._collect:
             self._collect = False
+            # What was adopted lives as long as the server: frozen, collections no longer walk it (a full
+            # collection over 10,000 runs would otherwise pause a request for a tenth of a second).
+            gc.freeze()
             gc.enable()
+
+    def _close_claims(self) -> None:
+        if self._claims is not None:
+            os.close(self._claims)
+            self._claims = None
 
     def cancel(self) -> None:
         """Stops the workers (the server reads the logdir itself, or serves it another way)."""
+        self._close_claims()
         self._restore_collection()
         for pid in self._pids:
             try:
@@ -136,10 +208,6 @@ class Preload:
 
 class PreloadMismatch(Exception):
     """The workers read with parameters other than the server's."""
-
-
-class PreloadFailed(Exception):
-    """A worker could not read its share."""
 
 
 def _widen(fd: int) -> None:
@@ -153,64 +221,11 @@ def _widen(fd: int) -> None:
         pass
 
 
-def _native_expected() -> bool:
-    """Whether upstream's native data server binary is there (upstream's lookup: the environment variable,
-    then the tensorboard_data_server package), without importing upstream's server code."""
-    explicit = os.environ.get("TENSORBOARD_DATA_SERVER_BINARY")
-    if explicit:
-        return os.path.isfile(explicit)
-    try:
-        import tensorboard_data_server  # pylint: disable=import-outside-toplevel
-
-        binary = tensorboard_data_server.server_binary()
-    except Exception:  # pylint: disable=broad-except  (no package, or no binary for this platform)
-        return False
-    return bool(binary) and os.path.isfile(binary)
-
-
-def _entries(root: str) -> int:
-    try:
-        with os.scandir(root) as found:
-            return sum(1 for _ in found)
-    except OSError:
-        return 0
-
-
 def _reap(pid: int) -> None:
     try:
         os.waitpid(pid, 0)
     except ChildProcessError:
         pass
-
-
-def _work(root: str, purge: bool, selection, index: int, count: int, fd: int) -> None:
-    """A worker's life: read its share of `root`, send it, exit."""
-    status = 0
-    out = os.fdopen(fd, "wb")
-    started, cpu = time.perf_counter(), time.process_time()
-    try:
-        from tensorboard.serving._logdir import Logdir  # imported before the fork: no cost here
-
-        logdir = Logdir({root: None}, dict(UPSTREAM_SIZES), UPSTREAM_DEFAULT_SIZE, purge_orphaned_data=purge,
-                        selection=selection, share=(index, count))
-        pickle.dump(("plan", logdir.plan()), out, protocol=pickle.HIGHEST_PROTOCOL)
-        for chunk in logdir.read_in_chunks(CHUNK_RUNS):
-            pickle.dump(("runs", chunk), out, protocol=pickle.HIGHEST_PROTOCOL)
-        pickle.dump(("done",), out)
-        if os.environ.get("TENSORBOARD_STANDALONE_VERBOSE"):
-            print(f"preload worker {index + 1} of {count}: read and sent in {time.perf_counter() - started:.3f} s "
-                  f"({time.process_time() - cpu:.3f} s of CPU)", file=sys.stderr, flush=True)
-    except BaseException as err:  # pylint: disable=broad-except  (the server reads the logdir itself)
-        status = 1
-        try:
-            pickle.dump(("error", f"{type(err).__name__}: {err}"), out)
-        except Exception:  # pylint: disable=broad-except
-            pass
-    finally:
-        try:
-            out.close()
-        finally:
-            os._exit(status)
 
 
 _pending: Preload | None = None
@@ -258,13 +273,8 @@ def start_for(args: list[str]) -> None:
         known, _ = parser.parse_known_args(args)
     except SystemExit:
         return
-    provider = known.data_provider or "auto"
-    # auto: ours where upstream would not start its native server (serving.paths.choose decides the same;
-    # should it decide otherwise, the server cancels the preload)
-    ours = provider == "standalone" or (
-        provider == "auto" and not known.grpc_data_provider and known.load_fast != "true"
-        and (known.load_fast == "false" or known.detect_file_replacement == "true"
-             or any(v is not None for v in (known.runs, known.exclude, known.group_runs)) or not _native_expected()))
+    run_flags = any(v is not None for v in (known.runs, known.exclude, known.group_runs))
+    ours = ours_serves(known.data_provider, known.grpc_data_provider, known.load_fast, run_flags)
     if (not ours or not known.logdir or known.logdir_spec or "://" in known.logdir or known.samples_per_plugin
             or known.db or known.db_import or known.purge_orphaned_data not in (None, "true")):
         return

@@ -23,7 +23,8 @@ OUTPUT = REPO / "docs" / "compatibility.md"
 ENVS = (
     (".venv", "our wheel, the unit, reader, JAX, Keras and browser tests"),
     (".venv-upstream", "upstream tensorboard, whose reader reads back every file the tests write"),
-    (".venv-ecosystem", "our wheel under torch.utils.tensorboard, Lightning, transformers, accelerate, tbparse"),
+    (".venv-ecosystem", "our wheel under torch.utils.tensorboard, Lightning, transformers, accelerate, tbparse, "
+                        "the profile plugin"),
     (".venv-mxnet", "MXNet 1.9.1 (NumPy < 1.24), the source tree on PYTHONPATH"),
     (".venv-protobuf-floor", "protobuf at the floor of the declared range, the source tree on PYTHONPATH"),
     (".venv-py3.10", "Python 3.10: our wheel, the core suite (tools/test_pythons.py), no frameworks"),
@@ -32,7 +33,7 @@ ENVS = (
 )
 # Distribution names, in the table's order ("Python" is the interpreter itself).
 PACKAGES = ("Python", "tensorboard", "numpy", "protobuf", "torch", "lightning", "transformers", "accelerate",
-            "jax", "flax", "keras", "mxnet", "tbparse")
+            "jax", "flax", "keras", "mxnet", "tbparse", "tensorboard-plugin-profile")
 ABSENT = "–"
 OURS = "this wheel"  # our wheel's version changes with each commit to it (see docs/packaging.md)
 

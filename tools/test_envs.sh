@@ -5,7 +5,8 @@
 #                  tensorboardX and torch for the side-by-side benchmarks
 #   .venv-protobuf-floor  protobuf at the floor of our declared range (6.31.1)
 #   .venv-mxnet    MXNet 1.9.1 with numpy 1.23.5 (tools/mxnet_env.sh)
-#   .venv-ecosystem our wheel under torch.utils.tensorboard, Lightning, transformers, accelerate, tbparse, IPython
+#   .venv-ecosystem our wheel under torch.utils.tensorboard, Lightning, transformers, accelerate, tbparse, IPython,
+#                  and the profile plugin (tensorboard-plugin-profile / xprof)
 # PyTorch is always the CPU build (tools/torch_wheel.sh: /opt/wheels, else PyTorch's CPU index), never PyPI's CUDA one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -91,6 +92,23 @@ if ! stamp_ok .venv-ecosystem "$ECO_STAMP"; then
   ours=$(.venv-ecosystem/bin/python -c 'from importlib.metadata import version; print(version("tensorboard"))')
   [[ "$ours" == *+standalone* ]] || die ".venv-ecosystem: pip replaced our tensorboard with $ours"
   stamp .venv-ecosystem "$ECO_STAMP"
+fi
+# The profile plugin (tensorboard-plugin-profile, which installs xprof) beside our wheel, for
+# tests/integrations/test_profile_plugin.py. It doesn't depend on `tensorboard`, but torch, the page's pins and
+# our wheel's exact version are constraints all the same. Stamped with the ecosystem venv's own stamp: a rebuilt
+# venv gets it again.
+PROFILE_DEPS="tensorboard-plugin-profile==2.24.*"
+PROFILE_STAMP="$PROFILE_DEPS $(cat .venv-ecosystem/.deps-stamp)"
+if ! { [ -f .venv-ecosystem/.profile-stamp ] && [ "$(cat .venv-ecosystem/.profile-stamp)" = "$PROFILE_STAMP" ] \
+       && .venv-ecosystem/bin/python -c "import xprof.profile_plugin_loader" 2>/dev/null; }; then
+  log "installing $PROFILE_DEPS into .venv-ecosystem"
+  ours=$(.venv-ecosystem/bin/python -c 'from importlib.metadata import version; print(version("tensorboard"))')
+  echo "tensorboard==$ours" > .venv-ecosystem/profile-constraints.txt
+  .venv-ecosystem/bin/pip install -q -c .venv-ecosystem/constraints.txt -c "$(pins .venv-ecosystem)" \
+    -c .venv-ecosystem/profile-constraints.txt $PROFILE_DEPS
+  after=$(.venv-ecosystem/bin/python -c 'from importlib.metadata import version; print(version("tensorboard"))')
+  [ "$after" = "$ours" ] || die ".venv-ecosystem: pip replaced our tensorboard ($ours) with $after"
+  echo "$PROFILE_STAMP" > .venv-ecosystem/.profile-stamp
 fi
 
 # -- MXNet ---------------------------------------------------------------------------------------

@@ -23,13 +23,14 @@ RELOAD_S = 1  # --reload_interval of the test servers
 DEADLINE_S = 120  # guards against a hang only
 
 
-def start_launcher(logdir: Path, tmp: Path, *flags: str, env_extra=None) -> Server:
-    """Our launcher (tools/launcher/main.py, from source) serving `logdir`; waits until it answers."""
+def start_launcher(logdir: Path, tmp: Path, *flags: str, env_extra=None, python: str = sys.executable) -> Server:
+    """Our launcher (tools/launcher/main.py, from source) serving `logdir` on `python` (an interpreter whose
+    environment has the renderer: ours by default); waits until it answers."""
     port = free_port()
     log_path = tmp / ("server-%d.log" % port)
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, str(HERE / "run_launcher.py"), "--logdir", str(logdir), "--port", str(port),
+            [python, str(HERE / "run_launcher.py"), "--logdir", str(logdir), "--port", str(port),
              "--reload_interval=%d" % RELOAD_S, *flags],
             cwd=str(tmp), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             env=clean_env(**(env_extra or {})), start_new_session=True)

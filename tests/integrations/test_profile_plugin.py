@@ -1,6 +1,6 @@
 """The profile plugin (PyPI `tensorboard-plugin-profile`, i.e. xprof) on our `tensorboard`: it reads its own
 `<run>/plugins/profile/<session>/<host>.xplane.pb` files, and must answer the same whether our reader serves the
-logdir (--data_provider=standalone) or upstream's native data server does (--data_provider=native).
+logdir (the default, --data_provider=auto) or upstream's native data server does (--data_provider=native).
 
 The XSpace is a real one, written by `jax.profiler.trace` in .venv (with scalars from our writer in the same run).
 The servers run on .venv-ecosystem's interpreter, where tools/test_envs.sh installs the plugin beside our wheel;
@@ -25,7 +25,7 @@ from e2e_helpers import clean_env, stop_server  # noqa: E402
 from serving_helpers import start_launcher, wait_until  # noqa: E402
 
 ECO_PYTHON = REPO / ".venv-ecosystem" / "bin" / "python"
-PROVIDERS = ("standalone", "native")
+PROVIDERS = ("auto", "native")  # auto: ours, the default
 RUN = "train"
 STEPS = 3
 
@@ -69,7 +69,7 @@ def profile_logdir(tmp_path_factory) -> tuple[Path, str, str]:
 
 @pytest.fixture(scope="module")
 def servers(profile_logdir, tmp_path_factory):
-    """{provider: server} for standalone and native, on .venv-ecosystem's interpreter; all stopped at the end."""
+    """{provider: server} for auto (ours) and native, on .venv-ecosystem's interpreter; all stopped at the end."""
     assert ECO_PYTHON.exists(), f"{ECO_PYTHON} is missing: run `bash tools/test_envs.sh`"
     logdir, _, _ = profile_logdir
     tmp = tmp_path_factory.mktemp("profile_servers")
@@ -126,7 +126,7 @@ def test_the_plugin_is_installed_beside_our_tensorboard():
 
 
 def test_each_server_serves_through_the_path_asked_for_and_lists_the_run(servers):
-    assert "through standalone TensorBoard's reader (--data_provider=standalone)" in servers["standalone"].log()
+    assert "through standalone TensorBoard's reader (--data_provider=standalone)" in servers["auto"].log()
     assert "through upstream's native data server (--data_provider=native)" in servers["native"].log()
     for provider, server in servers.items():
         assert wait_until(lambda: server.get("/data/runs") == [RUN], f"{provider} lists run {RUN}")
@@ -139,7 +139,7 @@ def test_the_plugin_is_listed_active_the_same_way(servers):
         assert listing["profile"]["enabled"] is True, (provider, listing["profile"])
         assert listing["profile"]["loading_mechanism"] == {"type": "IFRAME",
                                                            "module_path": "/data/plugin/profile/index.js"}, provider
-    assert listings["standalone"] == listings["native"]
+    assert listings["auto"] == listings["native"]
 
 
 def test_runs_tools_and_hosts_are_the_same(servers, profile_logdir):
@@ -154,7 +154,7 @@ def test_runs_tools_and_hosts_are_the_same(servers, profile_logdir):
         hosts = {tool: plugin_json(server, f"hosts?run={profile_run}&tag={tool}") for tool in tools}
         assert hosts["trace_viewer@"] == [{"hostname": host}], hosts
         answers[provider] = runs, tools, hosts
-    assert answers["standalone"] == answers["native"]
+    assert answers["auto"] == answers["native"]
 
 
 def test_the_xspace_itself_is_read_the_same(servers, profile_logdir):
@@ -170,4 +170,4 @@ def test_the_xspace_itself_is_read_the_same(servers, profile_logdir):
         assert any("jit_step" in name for name in names), sorted(names)[:50]
         assert any("bind_id" in event for event in trace["traceEvents"]), "no flow to compare"
         answers[provider] = modules, numbered_flows(trace)
-    assert answers["standalone"] == answers["native"]
+    assert answers["auto"] == answers["native"]

@@ -151,7 +151,8 @@ def test_workers_and_the_server_share_the_chunks_and_the_workers_end(tmp_path):
         read_here.extend(part)
         return store.read_part(part)
 
-    names = [name for name, *_ in work.runs(store.plan(), here)]
+    assert work.plan == store.plan()
+    names = [name for name, *_ in work.runs(here)]
     assert sorted(names) == sorted(os.path.relpath(d, tmp_path) for d, _, files in os.walk(tmp_path)
                                    if any("tfevents" in f for f in files))
     assert len(set(names)) == len(names)  # each chunk read once, by a worker or here

@@ -18,7 +18,6 @@ from tensorboard.serving._groups import GroupRuns
 from tensorboard.serving._reading import MARK_BYTES, FileState, read_appended
 from tensorboard.serving._remote import RemoteRoot
 from tensorboard.serving._run import RunState
-from tensorboard.serving.preload import Preload, PreloadMismatch
 
 logger = logging.getLogger("tensorboard.serving")
 
@@ -37,9 +36,10 @@ class Logdir:
 
     def __init__(self, roots: dict, size_guidance: dict, default_size: int, purge_orphaned_data: bool = True,
                  selection: Selection | None = None, groups: GroupRuns | None = None,
-                 preload: Preload | None = None):
+                 preload=None):
         """`selection`: the runs served (--runs, --exclude); `groups`: the group runs served beside them;
-        `preload`: workers already reading the logdir, whose runs the first reload adopts."""
+        `preload`: a serving.preload.Preload, workers already reading the logdir, whose runs the first
+        reload adopts (the preload makes Logdirs; this module does not import it)."""
         self._roots = roots  # path -> run name prefix (None: the logdir itself)
         self._selection = selection
         self._preload = preload
@@ -83,18 +83,17 @@ class Logdir:
 
     def _adopt_preload(self) -> bool:
         """Takes the preload's runs as they arrive, reading chunks here while none waits; True when it
-        took them all (False on a mismatch: the reload then reads the logdir itself)."""
+        took them all (False when the preload read with other parameters: the reload reads the logdir itself)."""
         preload, self._preload = self._preload, None
         adopted: dict[str, _Run] = {}
-        here = Logdir(self._roots, self._sizes, self._default_size, self._purge, self._selection)  # serves nothing
-        try:
-            for name, directory, state, files in preload.runs(self.plan(), here.read_part):
-                run = adopted[name] = _Run(directory, state)
-                run.files = files
-        except PreloadMismatch as err:
-            logger.info("preload of the logdir not used (%s): reading it here", err)
+        if preload.plan != self.plan():
+            logger.info("preload of the logdir not used (it read with other parameters): reading it here")
             preload.cancel()
             return False
+        here = Logdir(self._roots, self._sizes, self._default_size, self._purge, self._selection)  # serves nothing
+        for name, directory, state, files in preload.runs(here.read_part):
+            run = adopted[name] = _Run(directory, state)
+            run.files = files
         self._runs = {name: adopted[name] for name in preload.found if name in adopted}  # in listing order
         if os.environ.get("TENSORBOARD_STANDALONE_VERBOSE"):
             print(f"preload adopted: {len(self._runs)} runs", file=sys.stderr, flush=True)

@@ -13,8 +13,9 @@ of the wheel installed in .venv) with `--data_provider=native` (upstream's nativ
   native data server is a child process; our readers are forked from the server and share its pages,
   which summed RSS would count once per process), sampled every 0.2 s, and every 50 ms once loaded;
   the peak summed RSS, sampled every 50 ms, is kept too;
-* **reload**: after 1,000 new points are appended to one run's file, the time until they are
-  served (--reload_interval 1, so up to 1 s of it is waiting for the next reload); the median of 5.
+* **reload**: after 1,000 new points are appended to one run's file (a run being written: each append
+  follows the last), the time until they are served (--reload_interval 1: a server that reads new
+  bytes only at its reloads waits up to 1 s for the next one); the median of 5.
 
 Also, in process, our reader's full read of the logdir against a reload after those 1,000 points.
 Targets: ours >= 20x faster than the Python loader and <= 1/4 of its peak memory (1,000 runs); at every
@@ -169,7 +170,7 @@ def serve(path: str, logdir: str, runs: list[str], python: str, workdir: str) ->
             time.sleep(0.05)
         result["peak_pss_mib"] = round(memory.pss / 2**20, 1)
         result["peak_rss_mib"] = round(memory.rss / 2**20, 1)
-        # the median of RELOADS appends: each waits for the server's next reload tick (up to 1 s) and its read
+        # the median of RELOADS appends: each waits until the server reads the new bytes (its next reload at the latest)
         result["reload_s"] = round(statistics.median(_reload(url, logdir, runs[0], proc) for _ in range(RELOADS)), 3)
         first = _scalars(url, runs[len(runs) // 2])
         result["complete"] = first is not None and len(first) == POINTS

@@ -11,7 +11,7 @@ import pytest
 from tensorboard import context
 from tensorboard.backend.event_processing import data_ingester, data_provider, plugin_event_multiplexer
 from tensorboard.events.record import frame
-from tensorboard.serving import _logdir
+from tensorboard.serving import _batch
 from tensorboard.serving._logdir import Logdir
 from tensorboard.serving.ingester import size_guidance
 from tensorboard.serving.provider import StandaloneDataProvider
@@ -26,7 +26,7 @@ def reading(request, monkeypatch):
     """Every test twice: small files read together (the default) and each file read on its own (what a
     file with more than SMALL_BYTES new bytes gets)."""
     if request.param == "file by file":
-        monkeypatch.setattr(_logdir, "SMALL_BYTES", -1)
+        monkeypatch.setattr(_batch, "SMALL_BYTES", -1)
     return request.param
 
 

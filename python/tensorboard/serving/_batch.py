@@ -5,11 +5,13 @@ file costs, instead of a scan and a decode per file."""
 from __future__ import annotations
 
 import logging
+import os
+import time
 
 from tensorboard.events.record import CorruptEventFileError
 from tensorboard.events.scan_many import intact_spans, scan_tails
 from tensorboard.logdir.bulk import plain_scalars
-from tensorboard.serving._reading import MARK_BYTES, FileState, file_records, tag_ids
+from tensorboard.serving._reading import MARK_BYTES, FileState, file_records, read_appended, tag_ids
 from tensorboard.serving._run import RunState
 
 logger = logging.getLogger("tensorboard.serving")
@@ -82,3 +84,24 @@ def _damaged(state: FileState, data: bytes, good: int, err: CorruptEventFileErro
     _advance(state, data, good)
     state.damaged = True
     logger.warning("%s; the rest of this file is not read", err)
+
+
+def read_new_bytes(run: RunState, reads: list[tuple[FileState, tuple, int, int]], batch: Batch) -> None:
+    """Reads the new bytes of one run's files, in order: `reads` holds (file, identity, size, mtime) as
+    just stat'ed. Queued in `batch`, or read here file by file when one file has much to read (the
+    run's files then keep their order). A file replaced since its stat is left for the next reload."""
+    alone = any(size - file_state.offset > SMALL_BYTES for file_state, _, size, _ in reads)
+    now = time.monotonic()
+    for file_state, identity, size, mtime in reads:
+        with open(file_state.path, "rb") as stream:
+            st = os.fstat(stream.fileno())
+            if (st.st_dev, st.st_ino) != identity:
+                continue  # replaced between stat and open: the next reload starts over
+            if file_state.offset:  # appended to since a read: a file being written (the first read is not)
+                file_state.grew = now
+            if alone:
+                read_appended(run, file_state, stream)
+            else:
+                stream.seek(file_state.offset)
+                batch.add(run, file_state, stream.read(size - file_state.offset))
+            file_state.mtime = mtime

@@ -8,14 +8,15 @@ import os
 import posixpath
 import sys
 import threading
+import time
 
 from tensorboard.events.storage import is_remote, storage_for
 from tensorboard.logdir.discovery import directory_run, event_directories
 from tensorboard.logdir.names import prefixed
 from tensorboard.logdir.selection import Selection
-from tensorboard.serving._batch import SMALL_BYTES, Batch
+from tensorboard.serving._batch import Batch, read_new_bytes
 from tensorboard.serving._groups import GroupRuns
-from tensorboard.serving._reading import MARK_BYTES, FileState, read_appended
+from tensorboard.serving._reading import MARK_BYTES, FileState
 from tensorboard.serving._remote import RemoteRoot
 from tensorboard.serving._run import RunState
 
@@ -225,19 +226,42 @@ class Logdir:
                 file_state.mtime = mtime
                 continue
             reads.append((file_state, identity, size, mtime))
-        alone = any(size - file_state.offset > SMALL_BYTES for file_state, _, size, _ in reads)
-        for file_state, identity, size, mtime in reads:
-            with open(file_state.path, "rb") as stream:
-                st = os.fstat(stream.fileno())
-                if (st.st_dev, st.st_ino) != identity:
-                    continue  # replaced between stat and open: the next reload starts over
-                if alone:
-                    read_appended(state, file_state, stream)
-                else:
-                    stream.seek(file_state.offset)
-                    batch.add(state, file_state, stream.read(size - file_state.offset))
-                file_state.mtime = mtime
+        read_new_bytes(state, reads, batch)
         return (state, files) if restart else None
+
+    def follow(self, within: float) -> int:
+        """Between reloads, reads what was appended to the local files that grew in the last `within`
+        seconds (the files of runs being written: their new points show before the next reload); returns
+        how many files it read. A file replaced, shortened or rewritten, and every new file or run, is
+        left to the next reload. Does nothing while a reload runs."""
+        if not self._reload_lock.acquire(blocking=False):
+            return 0
+        try:
+            since = time.monotonic() - within
+            batch, count = Batch(), 0
+            for run in list(self._runs.values()):
+                reads = []
+                for name in sorted(run.files):
+                    file_state = run.files[name]
+                    if file_state.damaged or not file_state.identity or file_state.grew < since:
+                        continue
+                    try:
+                        st = os.stat(file_state.path)
+                    except OSError:
+                        continue
+                    identity = (st.st_dev, st.st_ino)
+                    if identity != file_state.identity or st.st_size <= file_state.offset or (
+                            st.st_mtime_ns != file_state.mtime and file_state.mark
+                            and _bytes_before(file_state.path, file_state.offset) != file_state.mark):
+                        continue
+                    reads.append((file_state, identity, st.st_size, st.st_mtime_ns))
+                if reads:
+                    read_new_bytes(run.state, reads, batch)
+                    count += len(reads)
+            batch.flush()
+            return count
+        finally:
+            self._reload_lock.release()
 
 
 def _started_over(files: dict, current: dict) -> bool:

@@ -27,6 +27,7 @@ class FileState:
     damaged: bool = False  # stopped at damage; nothing after it is read
     mtime: int = -1  # st_mtime_ns when last looked at
     mark: bytes = b""  # the last MARK_BYTES bytes read: differ when the file was re-created in place
+    grew: float = float("-inf")  # time.monotonic() when new bytes were last read (a file being written)
     initial_metadata: dict = field(default_factory=dict)  # dataclass_compat's per-file state
 
 

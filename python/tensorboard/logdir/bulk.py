@@ -80,7 +80,10 @@ _PEEL_KEYS = 8  # distinct keys found by comparing with one key at a time; more:
 def _peel(matrix: np.ndarray, key_len: np.ndarray):
     """key_ids' result for a chunk of at most _PEEL_KEYS distinct keys (a chunk's records mostly share
     a few tags): each key's records found by comparing every row with it, no hashing or sort; None when
-    there are more keys."""
+    there are more keys, or its first records hold more than half as many (no comparisons wasted)."""
+    head = min(len(key_len), 64)  # a sample first: a chunk of many keys shows them in its first records
+    if len({matrix[i].tobytes() + bytes([int(key_len[i])]) for i in range(head)}) > _PEEL_KEYS // 2:
+        return None
     inverse = np.full(len(key_len), -1, np.intp)
     firsts: list[int] = []
     rest = np.arange(len(key_len))

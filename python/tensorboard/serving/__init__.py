@@ -1,6 +1,6 @@
 """Serving logdirs to upstream TensorBoard's web UI through our reader: a `DataProvider` on column
-stores, read incrementally, chosen by the `tensorboard` command wherever upstream would fall back to
-its Python loader (see docs/serving.md). Needs upstream's package (the wheel's renderer)."""
+stores, read incrementally, what the `tensorboard` command serves through by default (see
+docs/serving.md). Needs upstream's package (the wheel's renderer)."""
 from __future__ import annotations
 
 __all__ = ["StandaloneDataIngester", "StandaloneDataProvider"]

@@ -125,6 +125,12 @@ def test_the_plugin_is_installed_beside_our_tensorboard():
     assert versions["tensorboard-plugin-profile"] == versions["xprof"], versions
 
 
+def assert_same_answers(servers, answer) -> None:
+    """`answer(provider, server)` (which asserts what each server must answer) is the same on both servers."""
+    answers = {provider: answer(provider, server) for provider, server in servers.items()}
+    assert answers["auto"] == answers["native"]
+
+
 def test_each_server_serves_through_the_path_asked_for_and_lists_the_run(servers):
     assert "through standalone TensorBoard's reader (--data_provider=standalone)" in servers["auto"].log()
     assert "through upstream's native data server (--data_provider=native)" in servers["native"].log()
@@ -145,29 +151,31 @@ def test_the_plugin_is_listed_active_the_same_way(servers):
 def test_runs_tools_and_hosts_are_the_same(servers, profile_logdir):
     _, session, host = profile_logdir
     profile_run = f"{RUN}/{session}"
-    answers = {}
-    for provider, server in servers.items():
+
+    def answer(provider, server):
         runs = plugin_json(server, "runs")
         assert runs == [profile_run], provider
         tools = plugin_json(server, f"run_tools?run={profile_run}")
         assert {"overview_page", "trace_viewer@", "graph_viewer", "op_profile", "memory_viewer"} <= set(tools), tools
         hosts = {tool: plugin_json(server, f"hosts?run={profile_run}&tag={tool}") for tool in tools}
         assert hosts["trace_viewer@"] == [{"hostname": host}], hosts
-        answers[provider] = runs, tools, hosts
-    assert answers["auto"] == answers["native"]
+        return runs, tools, hosts
+
+    assert_same_answers(servers, answer)
 
 
 def test_the_xspace_itself_is_read_the_same(servers, profile_logdir):
     """The tools' data comes from the XSpace: the HLO module list and the trace name the jitted function."""
     _, session, host = profile_logdir
     query = f"run={RUN}/{session}&host={host}"
-    answers = {}
-    for provider, server in servers.items():
+
+    def answer(provider, server):
         modules = plugin_get(server, f"module_list?{query}&tag=graph_viewer").decode().split(",")
         assert any(name.startswith("jit_step(") for name in modules), modules
         trace = plugin_json(server, f"data?{query}&tag=trace_viewer@")
         names = {event.get("name", "") for event in trace["traceEvents"]}
         assert any("jit_step" in name for name in names), sorted(names)[:50]
         assert any("bind_id" in event for event in trace["traceEvents"]), "no flow to compare"
-        answers[provider] = modules, numbered_flows(trace)
-    assert answers["auto"] == answers["native"]
+        return modules, numbered_flows(trace)
+
+    assert_same_answers(servers, answer)

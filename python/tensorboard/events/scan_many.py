@@ -86,7 +86,6 @@ def scan_tails(tails: list[bytes]) -> tuple[bytes, np.ndarray, np.ndarray, list[
     return joined, pos + 12, ends, scans
 
 
-
 # Record chains (offsets from walk) of recent tails, by tail length. The runs of a sweep log alike, so
 # their files of one length mostly have one chain: checking a known chain against a tail's lengths is
 # a few NumPy calls for every such tail at once, where walking each tail takes a few per tail.

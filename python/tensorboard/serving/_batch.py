@@ -86,12 +86,14 @@ def _damaged(state: FileState, data: bytes, good: int, err: CorruptEventFileErro
     logger.warning("%s; the rest of this file is not read", err)
 
 
-def read_new_bytes(run: RunState, reads: list[tuple[FileState, tuple, int, int]], batch: Batch) -> None:
+def read_new_bytes(run: RunState, reads: list[tuple[FileState, tuple, int, int]], batch: Batch) -> bool:
     """Reads the new bytes of one run's files, in order: `reads` holds (file, identity, size, mtime) as
     just stat'ed. Queued in `batch`, or read here file by file when one file has much to read (the
-    run's files then keep their order). A file replaced since its stat is left for the next reload."""
+    run's files then keep their order). A file replaced since its stat is left for the next reload.
+    True when a file read before was appended to (a file being written; its `grew` is now)."""
     alone = any(size - file_state.offset > SMALL_BYTES for file_state, _, size, _ in reads)
     now = time.monotonic()
+    appended = False
     for file_state, identity, size, mtime in reads:
         with open(file_state.path, "rb") as stream:
             st = os.fstat(stream.fileno())
@@ -99,9 +101,11 @@ def read_new_bytes(run: RunState, reads: list[tuple[FileState, tuple, int, int]]
                 continue  # replaced between stat and open: the next reload starts over
             if file_state.offset:  # appended to since a read: a file being written (the first read is not)
                 file_state.grew = now
+                appended = True
             if alone:
                 read_appended(run, file_state, stream)
             else:
                 stream.seek(file_state.offset)
                 batch.add(run, file_state, stream.read(size - file_state.offset))
             file_state.mtime = mtime
+    return appended

@@ -30,6 +30,7 @@ class _Run:
         self.directory = directory
         self.state = state
         self.files: dict[str, FileState] = {}
+        self.grew = float("-inf")  # time.monotonic() when a file read before was last appended to
 
 
 class Logdir:
@@ -50,6 +51,7 @@ class Logdir:
         self._default_size = default_size
         self._purge = purge_orphaned_data
         self._runs: dict[str, _Run] = {}
+        self._growing: dict[str, _Run] = {}  # runs a file of which was appended to: what follow() visits
         self._remotes: dict[str, RemoteRoot] = {}
         self._reload_lock = threading.Lock()
         self.loaded = threading.Event()  # set after the first complete reload
@@ -152,6 +154,8 @@ class Logdir:
             except OSError as err:  # the run vanished while being read: the next reload drops it
                 logger.warning("reading run %r: %s", name, err)
                 continue
+            if run.grew != float("-inf"):
+                self._growing[name] = run
             if fresh is not None:
                 swaps.append((run, fresh))
         batch.flush()
@@ -226,7 +230,8 @@ class Logdir:
                 file_state.mtime = mtime
                 continue
             reads.append((file_state, identity, size, mtime))
-        read_new_bytes(state, reads, batch)
+        if read_new_bytes(state, reads, batch):
+            run.grew = time.monotonic()
         return (state, files) if restart else None
 
     def follow(self, within: float) -> int:
@@ -239,24 +244,27 @@ class Logdir:
         try:
             since = time.monotonic() - within
             batch, count = Batch(), 0
-            for run in list(self._runs.values()):
+            for name, run in list(self._growing.items()):
+                if self._runs.get(name) is not run:  # gone, or moved to another directory
+                    del self._growing[name]
+                    continue
+                if run.grew < since:  # quiet for now
+                    continue
                 reads = []
-                for name in sorted(run.files):
-                    file_state = run.files[name]
-                    if file_state.damaged or not file_state.identity or file_state.grew < since:
+                for file_name in sorted(run.files):
+                    file_state = run.files[file_name]
+                    if file_state.damaged or file_state.grew < since:
                         continue
                     try:
                         st = os.stat(file_state.path)
                     except OSError:
                         continue
-                    identity = (st.st_dev, st.st_ino)
-                    if identity != file_state.identity or st.st_size <= file_state.offset or (
-                            st.st_mtime_ns != file_state.mtime and file_state.mark
-                            and _bytes_before(file_state.path, file_state.offset) != file_state.mark):
+                    now = (file_state.path, (st.st_dev, st.st_ino), st.st_size, st.st_mtime_ns)
+                    if st.st_size == file_state.offset or _replaced(file_state, now):
                         continue
-                    reads.append((file_state, identity, st.st_size, st.st_mtime_ns))
-                if reads:
-                    read_new_bytes(run.state, reads, batch)
+                    reads.append((file_state, *now[1:]))
+                if reads and read_new_bytes(run.state, reads, batch):
+                    run.grew = time.monotonic()
                     count += len(reads)
             batch.flush()
             return count
@@ -267,13 +275,15 @@ class Logdir:
 def _started_over(files: dict, current: dict) -> bool:
     """True when a file read before is gone, replaced (another inode, or its last bytes read differ:
     inodes are reused) or shorter than what was read."""
-    for name, state in files.items():
-        now = current.get(name)
-        if now is None or now[1] != state.identity or now[2] < state.offset:
-            return True
-        if now[3] != state.mtime and state.mark and _bytes_before(state.path, state.offset) != state.mark:
-            return True
-    return False
+    return any(_replaced(state, current.get(name)) for name, state in files.items())
+
+
+def _replaced(state: FileState, now: tuple | None) -> bool:
+    """True when the file read as `state`, stat'ed `now` as (path, identity, size, mtime) or gone (None),
+    is no longer the bytes that were read: gone, another inode, shorter, or its last bytes read differ."""
+    if now is None or now[1] != state.identity or now[2] < state.offset:
+        return True
+    return now[3] != state.mtime and bool(state.mark) and _bytes_before(state.path, state.offset) != state.mark
 
 
 def _bytes_before(path: str, offset: int) -> bytes:

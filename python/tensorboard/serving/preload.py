@@ -36,7 +36,7 @@ _TOKEN = 4
 
 
 class Preload:
-    """Worker processes reading one local logdir; `runs(plan, read_here)` yields its runs as they arrive."""
+    """Worker processes reading one local logdir; `runs(read_here)` yields its runs as they arrive."""
 
     def __init__(self, root: str, purge: bool = True, selection=None, workers: int | None = None,
                  per_chunk: int = CHUNK_RUNS):
@@ -47,10 +47,11 @@ class Preload:
         # collection would walk the growing heap again (the first load of 10,000 runs takes a quarter less).
         self._collect = gc.isenabled()
         gc.disable()
-        lister = Logdir({root: None}, dict(UPSTREAM_SIZES), UPSTREAM_DEFAULT_SIZE, purge_orphaned_data=purge,
-                        selection=selection)
-        self.plan = lister.plan()
-        self.found = lister.listing()  # run name -> where, in the order a server lists them
+        # lists the runs here, then reads chunks of them in each worker (forked with it)
+        self._reader = Logdir({root: None}, dict(UPSTREAM_SIZES), UPSTREAM_DEFAULT_SIZE, purge_orphaned_data=purge,
+                              selection=selection)
+        self.plan = self._reader.plan()
+        self.found = self._reader.listing()  # run name -> where, in the order a server lists them
         names = list(self.found)
         per_chunk = max(per_chunk, -(-len(names) // MOST_CHUNKS))
         self.parts = [names[k:k + per_chunk] for k in range(0, len(names), per_chunk)]
@@ -67,7 +68,7 @@ class Preload:
             pid = os.fork()
             if pid == 0:  # the worker: reads, sends, exits without the parent's exit hooks
                 os.close(read_fd)
-                self._work(purge, selection, index, workers, write_fd)
+                self._work(index, workers, write_fd)
             os.close(write_fd)
             self._pids.append(pid)
             self._readers.append(os.fdopen(read_fd, "rb"))
@@ -91,18 +92,14 @@ class Preload:
         """Run name -> where, of chunk `index`."""
         return {name: self.found[name] for name in self.parts[index]}
 
-    def _work(self, purge: bool, selection, index: int, count: int, fd: int) -> None:
+    def _work(self, index: int, count: int, fd: int) -> None:
         """A worker's life: read chunks while there are any, send them, exit."""
         status = 0
         out = os.fdopen(fd, "wb")
         started, cpu = time.perf_counter(), time.process_time()
         try:
-            from tensorboard.serving._logdir import Logdir  # imported before the fork: no cost here
-
-            logdir = Logdir({self.root: None}, dict(UPSTREAM_SIZES), UPSTREAM_DEFAULT_SIZE,
-                            purge_orphaned_data=purge, selection=selection)
             while (chunk := self.claim()) is not None:
-                pickle.dump(("runs", chunk, logdir.read_part(self.part(chunk))), out,
+                pickle.dump(("runs", chunk, self._reader.read_part(self.part(chunk))), out,
                             protocol=pickle.HIGHEST_PROTOCOL)
             pickle.dump(("done",), out)
             if os.environ.get("TENSORBOARD_STANDALONE_VERBOSE"):

@@ -14,6 +14,7 @@ import numpy as np
 
 STEPS = 1200  # more than the 1,000 scalars upstream keeps per tag
 IMAGE_STEPS = 12  # more than the 10 images it keeps
+NAMED = ("learning rate", "the optimizer's step size")  # display name and description of the tag "lr"
 
 
 def _common(writer, rng, audio: bool = True) -> None:
@@ -69,6 +70,9 @@ def write(kind: str, logdir: str) -> None:
         raise SystemExit("write_logdirs.py: kind must be ours, torch or tbx, not %r" % kind)
     writer = SummaryWriter(logdir + "/main")
     _common(writer, rng, audio=kind != "tbx")  # tensorboardX's add_audio needs soundfile
+    if kind != "torch":  # a scalar the file names (torch's add_scalar takes no display name)
+        for step in range(3):
+            writer.add_scalar("lr", 0.1 / (step + 1), step, display_name=NAMED[0], summary_description=NAMED[1])
     _graph(kind, writer)
     writer.close()
     for lr in (0.1, 0.01):

@@ -11,6 +11,7 @@ import numpy as np
 from tensorboard.events.record import CorruptEventFileError
 from tensorboard.events.scan import scan_spans
 from tensorboard.logdir.bulk import key_ids, plain_scalars
+from tensorboard.serving._migrate import migrate
 from tensorboard.serving._run import RunState
 
 logger = logging.getLogger("tensorboard.serving")
@@ -134,18 +135,17 @@ _SCALAR_METADATA: dict = {}
 
 
 def _scalar_metadata(state: FileState, tag: str, initial: bool = False):
-    """The metadata upstream's read-time migrations give a plain scalar value of `tag` (computed once
+    """The metadata the read-time migrations give a plain scalar value of `tag` (computed once
     by running them on a sample value): as stored for the tag, or as remembered for the file."""
     key = (tag, initial)
     meta = _SCALAR_METADATA.get(key)
     if meta is None:
-        from tensorboard import data_compat, dataclass_compat
         from tensorboard.compat.proto import event_pb2
 
         event = event_pb2.Event(step=0, wall_time=0.0)
         event.summary.value.add(tag=tag, simple_value=0.0)
         first: dict = {}
-        (migrated,) = dataclass_compat.migrate_event(data_compat.migrate_event(event), first)
+        (migrated,) = migrate(event, first)
         _SCALAR_METADATA[(tag, False)] = migrated.summary.value[0].metadata
         _SCALAR_METADATA[(tag, True)] = first[tag]
         if len(_SCALAR_METADATA) > 100_000:  # a bound, not a cache policy: tags are few
@@ -157,8 +157,7 @@ def _scalar_metadata(state: FileState, tag: str, initial: bool = False):
 
 
 def one_by_one(run: RunState, state: FileState, buf: bytes, base: int, starts, ends, lo: int, hi: int) -> None:
-    """Events lo..hi through protobuf and upstream's read-time migrations, as its loader yields them."""
-    from tensorboard import data_compat, dataclass_compat
+    """Events lo..hi through protobuf and the read-time migrations, as upstream's loader yields them."""
     from tensorboard.compat.proto import event_pb2
 
     parse = event_pb2.Event.FromString
@@ -168,5 +167,5 @@ def one_by_one(run: RunState, state: FileState, buf: bytes, base: int, starts, e
             event = parse(buf[s:e])
         except Exception as err:  # protobuf's DecodeError: the record holds no Event
             raise CorruptEventFileError(f"record is not an Event ({err})", base + s - 12, state.path) from None
-        for migrated in dataclass_compat.migrate_event(data_compat.migrate_event(event), state.initial_metadata):
+        for migrated in migrate(event, state.initial_metadata):
             run.process_event(migrated)

@@ -71,3 +71,15 @@ def test_non_event_payload_is_corruption(tmp_path):
     path.write_bytes(record.frame(b"\xff\xff\xff"))
     with pytest.raises(reader.CorruptEventFileError, match="not an Event"):
         list(reader.read_events(path))
+
+
+def test_a_frame_changed_by_the_caller_leaves_the_next_one_as_read(tmp_path):
+    """Each access gives a frame of its own (a shallow copy where pandas copies on write, a deep one before)."""
+    write_run(tmp_path / "a", 3)
+    summary = reader.SummaryReader(str(tmp_path))
+    first = summary.scalars
+    first.loc[0, "value"] = -1.0
+    first["step"] += 100
+    again = summary.get_events("scalars")
+    assert again["value"].tolist() == [0.0, 0.5, 1.0] and again["step"].tolist() == [0, 1, 2]
+    assert first["value"].tolist()[0] == -1.0

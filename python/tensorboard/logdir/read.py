@@ -1,6 +1,6 @@
 """Reading runs: each run's event files in name order into one RunData, so restarts purge orphaned
-steps across files as upstream does. Local files are read one after another; object-store files are
-fetched many at a time (`logdir.fetch`) and small ones decoded together (`logdir.decode_many`)."""
+steps across files as upstream does. Object-store files are fetched many at a time (`logdir.fetch`),
+local ones read in batches (`logdir.read_local`); small files are decoded together (`logdir.decode_many`)."""
 from __future__ import annotations
 
 import os
@@ -10,6 +10,7 @@ from tensorboard.logdir import fetch
 from tensorboard.logdir.decode import decode_file
 from tensorboard.logdir.decode_many import FetchedFiles
 from tensorboard.logdir.discovery import Listing, list_runs
+from tensorboard.logdir.read_local import local_batches
 from tensorboard.logdir.run_data import RunData
 from tensorboard.logdir.selection import Selection
 
@@ -50,30 +51,19 @@ def read_listed(listing: Listing, skip_damaged: bool = False, progress: OnFile |
     def finish(data: RunData) -> RunData:
         return selection.apply(data) if selection is not None else data
 
-    if not fetch.is_object_store(storage):
-        for run, paths in runs:
-            data = RunData(run)
-            for file_id, path in enumerate(paths):
-                data.files.append(path)
-                with storage.open_read(path) as stream:
-                    decode_file(data, stream, path, file_id, skip_damaged)
-                done += 1
-                if progress is not None:
-                    progress(done, total, path)
-            yield finish(data)
-        return
     files = [fetch.ObjectFile(path, sizes.get(path, 0)) for _, paths in runs for path in paths]
-    owner = [(run, file_id) for run, paths in runs for file_id in range(len(paths))]
-    data = None
+    owner = [(run, file_id, file_id == len(paths) - 1) for run, paths in runs for file_id in range(len(paths))]
+    if fetch.is_object_store(storage):
+        batches = fetch.fetch_batches(storage, files, concurrency, max_bytes or fetch.DEFAULT_MAX_BYTES)
+    else:
+        batches = local_batches(storage, files)
     index = 0
-    for batch in fetch.fetch_batches(storage, files, concurrency, max_bytes or fetch.DEFAULT_MAX_BYTES):
+    for batch in batches:
         fetched = FetchedFiles([payload for _, payload in batch]) if batch[0][1] is not None else None
         for i, (entry, _) in enumerate(batch):
-            run, file_id = owner[index]
+            run, file_id, last = owner[index]
             index += 1
             if file_id == 0:
-                if data is not None:
-                    yield finish(data)
                 data = RunData(run)
             data.files.append(entry.url)
             if fetched is not None:  # a batch holds either fetched files or one file to stream
@@ -84,6 +74,6 @@ def read_listed(listing: Listing, skip_damaged: bool = False, progress: OnFile |
             done += 1
             if progress is not None:
                 progress(done, total, entry.url)
+            if last:  # each run as soon as its last file is read
+                yield finish(data)
         del batch, fetched
-    if data is not None:
-        yield finish(data)

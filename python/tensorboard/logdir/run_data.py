@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 from array import array
+from functools import cached_property
 from typing import Any
 
 from tensorboard.logdir.purge import EVENT_ACCUMULATOR, PurgeRules
@@ -81,17 +82,27 @@ class KindStore:
 KINDS = ("scalars", "histograms", "images", "audio", "tensors")
 
 
+def _lazy_store(numeric: bool = False) -> cached_property:
+    """A run's store of one kind, made when first asked for (then an attribute of the run like any other)."""
+    return cached_property(lambda run: KindStore(numeric))
+
+
 class RunData:
-    """Everything read from one run directory (its event files in name order, one accumulator)."""
+    """Everything read from one run directory (its event files in name order, one accumulator).
+
+    Each kind's store is made when first asked for: most runs hold one or two kinds, and a sweep's
+    thousands of runs then carry no empty stores (each a handful of objects for the garbage collector).
+    """
+
+    scalars = _lazy_store(numeric=True)
+    histograms = _lazy_store()  # values: (min, max, num, sum, sum_squares, limits, counts)
+    images = _lazy_store()      # values: (width, height, encoded bytes)
+    audio = _lazy_store()       # values: (content_type, length_frames, sample_rate, encoded bytes)
+    tensors = _lazy_store()     # values: TensorProto
 
     def __init__(self, name: str):
         self.name = name
         self.files: list[str] = []
-        self.scalars = KindStore(numeric=True)
-        self.histograms = KindStore()  # values: (min, max, num, sum, sum_squares, limits, counts)
-        self.images = KindStore()      # values: (width, height, encoded bytes)
-        self.audio = KindStore()       # values: (content_type, length_frames, sample_rate, encoded bytes)
-        self.tensors = KindStore()     # values: TensorProto
         self.plugin_content: dict[str, dict[str, bytes]] = {}  # plugin -> tag -> content (first seen)
         self.session_starts: dict[int, bytes] = {}  # file id -> its first hparams session start info
         self.metadata_tags: set[str] = set()
@@ -99,14 +110,24 @@ class RunData:
         self.scalar_keys: dict[bytes, int] = {}  # raw 'tag + simple_value key' bytes -> scalar tag id
         self.histo_keys: dict[bytes, str] = {}   # raw 'tag + histo key' bytes -> tag
 
-    def stores(self):
-        return [getattr(self, kind) for kind in KINDS]
+    def holds(self, kind: str) -> bool:
+        """Whether `kind`'s store was made (a store never asked for holds no rows)."""
+        return kind in self.__dict__
+
+    def drop(self, kind: str) -> None:
+        """Empties `kind`'s store: a new empty one is made when next asked for."""
+        self.__dict__.pop(kind, None)
+
+    def stores(self) -> list[KindStore]:
+        """The stores made so far (the others hold no rows)."""
+        return [getattr(self, kind) for kind in KINDS if self.holds(kind)]
 
     def purge(self, step: int, tags: set[str] | None = None) -> None:
         """Drops later rows of scalars, histograms, images and audio; tensors (text, tensor scalars,
         PR curves) are kept, as EventAccumulator (and so tbparse) keeps them."""
-        for store in (self.scalars, self.histograms, self.images, self.audio):
-            store.purge(step, tags)
+        for kind in ("scalars", "histograms", "images", "audio"):
+            if self.holds(kind):
+                getattr(self, kind).purge(step, tags)
 
     def process_event(self, event: event_pb2.Event, file_id: int) -> None:
         """One decoded Event, handled as upstream's EventAccumulator handles it."""

@@ -102,13 +102,15 @@ class Selection:
             return run
         kinds = self.kinds
         text_tags = set(run.plugin_content.get("text", ()))
-        for kind, store in ((SCALARS, run.scalars), (HISTOGRAMS, run.histograms), (IMAGES, run.images),
-                            (AUDIO, run.audio)):
-            setattr(run, kind, self._trim(store, None) if kind in kinds else KindStore(kind == SCALARS))
-        if kinds & {TENSORS, TEXT}:
+        for kind in (SCALARS, HISTOGRAMS, IMAGES, AUDIO):
+            if kind not in kinds:
+                run.drop(kind)
+            elif run.holds(kind):
+                setattr(run, kind, self._trim(getattr(run, kind), None))
+        if not kinds & {TENSORS, TEXT}:
+            run.drop(TENSORS)
+        elif run.holds(TENSORS):
             run.tensors = self._trim(run.tensors, text_tags)
-        else:
-            run.tensors = KindStore()
         if HPARAMS not in kinds:
             run.session_starts = {}
         elif self.tags is not None:

@@ -146,28 +146,37 @@ def build_frame(runs: list[RunData], kind: str, pivot: bool, extra_columns: set)
     rank_of = {n: r for r, n in enumerate(all_names)}
     dir_names = sorted({_dir_name(run) for _, run, _ in blocks})
     file_names = sorted({os.path.basename(p) for _, run, _ in blocks for p in run.files})
+    dir_rank = {name: r for r, name in enumerate(dir_names)}
+    file_rank = {name: r for r, name in enumerate(file_names)}
     use_dir, use_file = "dir_name" in extra_columns, "file_name" in extra_columns
     # only the columns this frame needs: the long form sorts by (dir, file,) tag, step alone
     wanted = {"tag_rank", "steps"} | ({"walls"} if "wall_time" in extra_columns else set()) | \
         ({"dir_rank"} if use_dir or pivot else set()) | ({"file_rank"} if use_file or pivot else set()) | \
         ({"run", "file_id", "tag_id"} if pivot else set())
-    cols: dict[str, list] = {k: [] for k in wanted}
+    repeated = {"dir_rank", "run"} & wanted  # one value per run, repeated over its rows at the end
+    cols: dict[str, list] = {k: [] for k in wanted - repeated}
     values: dict[str, list] = {c: [] for c in base + optional}
+    lengths, dir_of, run_of = [], [], []
     for i, run, b in blocks:
-        n = len(b["steps"])
-        parts = {"tag_rank": lambda: np.asarray([rank_of[x] for x in b["names"]], np.int32)[b["tag_ids"]],
-                 "steps": lambda: b["steps"], "walls": lambda: b["walls"],
-                 "dir_rank": lambda: np.full(n, dir_names.index(_dir_name(run)), np.int32),
-                 "file_rank": lambda: np.asarray([file_names.index(os.path.basename(p)) for p in run.files],
-                                                 np.int32)[b["files"]],
-                 "run": lambda: np.full(n, i, np.int32), "file_id": lambda: b["files"], "tag_id": lambda: b["tag_ids"]}
-        for k in wanted:
-            cols[k].append(parts[k]())
+        lengths.append(len(b["steps"]))
+        dir_of.append(dir_rank[_dir_name(run)])
+        run_of.append(i)
+        if "tag_rank" in cols:
+            cols["tag_rank"].append(np.asarray([rank_of[x] for x in b["names"]], np.int32)[b["tag_ids"]])
+        if "file_rank" in cols:
+            ranks = np.asarray([file_rank[os.path.basename(p)] for p in run.files], np.int32)
+            cols["file_rank"].append(ranks[b["files"]])
+        for column, source in (("steps", "steps"), ("walls", "walls"), ("file_id", "files"), ("tag_id", "tag_ids")):
+            if column in cols:
+                cols[column].append(b[source])
         for c in values:
             values[c].append(b[c])
         b.clear()  # drop this run's views as soon as they are copied
     flat = {k: np.concatenate(v) if len(v) > 1 else np.asarray(v[0]) for k, v in cols.items()}
     cols.clear()
+    for column, per_run in (("dir_rank", dir_of), ("run", run_of)):
+        if column in repeated:
+            flat[column] = np.repeat(np.asarray(per_run, np.int32), lengths)
     for c, parts in values.items():
         flat[c] = np.concatenate([np.asarray(p, dtype=object) if isinstance(p, list) else p for p in parts])
     values.clear()
@@ -188,20 +197,24 @@ def build_frame(runs: list[RunData], kind: str, pivot: bool, extra_columns: set)
             columns["wall_time"] = flat["walls"][natural]
         return _pivot(columns, flat["run"][natural], flat["file_id"][natural], runs,
                       base + optional, use_dir, use_file, pd)
-    order = np.lexsort(keys) if len(keys) > 2 else _two_key_order(keys[1], keys[0])
+    order = sort_order(keys)
     del keys
-    columns: dict[str, object] = {"step": flat.pop("steps")[order],
-                                  "tag": _strings(all_names, flat.pop("tag_rank")[order], pd)}
+
+    def take(name: str) -> np.ndarray:
+        column = flat.pop(name)
+        return column if order is None else column[order]
+
+    columns: dict[str, object] = {"step": take("steps"), "tag": _strings(all_names, take("tag_rank"), pd)}
     for c in base + optional:
-        columns[c] = flat.pop(c)[order]
+        columns[c] = take(c)
     if kind == TENSORS:
         columns["value"] = _typed_scalars(columns["value"])
     if "wall_time" in extra_columns:
-        columns["wall_time"] = flat.pop("walls")[order]
+        columns["wall_time"] = take("walls")
     if use_dir:
-        columns["dir_name"] = _strings(dir_names, flat.pop("dir_rank")[order], pd)
+        columns["dir_name"] = _strings(dir_names, take("dir_rank"), pd)
     if use_file:
-        columns["file_name"] = _strings(file_names, flat.pop("file_rank")[order], pd)
+        columns["file_name"] = _strings(file_names, take("file_rank"), pd)
     return pd.DataFrame(columns, copy=False)
 
 
@@ -218,14 +231,26 @@ def _strings(names: list[str], codes: np.ndarray, pd):
     return np.asarray(names, dtype=object)[codes]
 
 
-def _two_key_order(primary: np.ndarray, secondary: np.ndarray) -> np.ndarray:
-    """Stable order by (primary, secondary) with one argsort of a combined key when it fits in int64."""
-    lo = int(secondary.min()) if len(secondary) else 0
-    span = (int(secondary.max()) - lo + 1) if len(secondary) else 1
-    top = int(primary.max()) + 1 if len(primary) else 1
-    if span * top < (1 << 62):
-        return np.argsort(primary.astype(np.int64) * span + (secondary - lo), kind="stable")
-    return np.lexsort((secondary, primary))
+def sort_order(keys: list[np.ndarray]) -> np.ndarray | None:
+    """The stable order of rows by `keys` (as np.lexsort takes them: the last key first), or None when the
+    rows are in that order already (a run's steps usually are). Integer keys whose value ranges multiply
+    to less than 2**62 are folded into one int64 key: one argsort instead of a pass per key."""
+    if not len(keys[0]):
+        return None
+    folded = np.zeros(len(keys[0]), np.int64)
+    room = 1
+    for key in reversed(keys):  # the primary key first
+        lo = int(key.min())
+        span = int(key.max()) - lo + 1
+        room *= span
+        if room >= 1 << 62:
+            return np.lexsort(keys)
+        folded *= span
+        folded += key  # in place, no temporary; the sum may wrap in int64, but less `lo` it is in range
+        folded -= lo
+    if bool((folded[1:] >= folded[:-1]).all()):
+        return None
+    return np.argsort(folded, kind="stable")
 
 
 def _is_null(x) -> bool:

@@ -25,6 +25,12 @@ class LogPathNotFoundError(FileNotFoundError, ValueError):
     """log_path does not exist (a ValueError in tbparse, hence both)."""
 
 
+def _copy_on_write(pd) -> bool:
+    """Whether pandas copies a frame's data when either of two frames sharing it is changed (always from
+    pandas 3): a shallow copy of the cached frame is then as safe to hand out as a deep one."""
+    return int(pd.__version__.split(".")[0]) >= 3 or pd.options.mode.copy_on_write is True
+
+
 def _frame_property(kind: str) -> property:
     """A read-only attribute giving `get_events(kind)`, as tbparse's `reader.scalars` & co."""
     return property(lambda self: self.get_events(kind), doc=f"The {kind} as a DataFrame (tbparse's layout).")
@@ -136,7 +142,9 @@ class SummaryReader:
             from tensorboard.reader._frames import build_frame
 
             self._frames[event_type] = build_frame(self._runs, event_type, self._pivot, self._extra_columns)
-        return self._frames[event_type].copy()
+        import pandas as pd
+
+        return self._frames[event_type].copy(deep=not _copy_on_write(pd))
 
     scalars = _frame_property("scalars")
     tensors = _frame_property("tensors")

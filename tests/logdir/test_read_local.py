@@ -1,0 +1,133 @@
+"""Local logdirs are read in batches (`logdir.read_local`): small files' bytes together, decoded as one
+(`decode_many`), a large file streamed alone; every run holds the rows, and every damaged or cut file
+gives the error or warnings, that reading each file on its own gives."""
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import tensorboard
+from tensorboard.events.scan import CorruptEventFileError
+from tensorboard.events.storage import LocalStorage
+from tensorboard.logdir import decode_many, read_local
+from tensorboard.logdir.decode import decode_file
+from tensorboard.logdir.fetch import ObjectFile
+from tensorboard.logdir.read import iter_runs
+from tensorboard.logdir.run_data import RunData
+from tensorboard.reader._frames import build_frame
+
+KINDS = ("scalars", "histograms", "tensors", "text", "images")
+
+
+def _write(directory, steps: int, extras: bool = False) -> None:
+    with tensorboard.SummaryWriter(str(directory)) as writer:
+        for step in range(steps):
+            writer.add_scalar("loss", 1 / (step + 1), step)
+            if extras and step % 40 == 0:
+                writer.add_histogram("w", np.arange(20.0) + step, step)
+                writer.add_text("note", f"step {step}", step)
+                writer.add_image("img", np.full((3, 4, 5), step % 255, np.uint8), step)
+
+
+@pytest.fixture
+def logdir(tmp_path):
+    """Runs of one small file, a large one, two files, a damaged and a cut file, in an order that mixes them."""
+    root = tmp_path / "logs"
+    _write(root / "a_small", 30)
+    _write(root / "b_large", 3000, extras=True)
+    _write(root / "c_two", 20)
+    _write(root / "c_two", 25)  # a second file in the same run
+    _write(root / "d_small", 5, extras=True)
+    for name, damage in (("e_damaged", "flip"), ("f_cut", "cut")):
+        _write(root / name, 50)
+        (path,) = (root / name).iterdir()
+        data = bytearray(path.read_bytes())
+        if damage == "flip":
+            data[len(data) // 2] ^= 0x10
+        else:
+            data = data[:len(data) * 2 // 3]
+        path.write_bytes(bytes(data))
+    _write(root / "g_small", 7)
+    return root
+
+
+def _alone(root, skip: bool):
+    """(run, frames) of each run read file by file with decode_file, the warnings, and the error met."""
+    runs, caught, error = [], [], None
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        try:
+            for name in sorted(os.listdir(root)):
+                run = RunData(name)
+                for file_id, path in enumerate(sorted(str(p) for p in (root / name).iterdir())):
+                    run.files.append(path)
+                    with open(path, "rb") as stream:
+                        decode_file(run, stream, path, file_id, skip)
+                runs.append(run)
+        except CorruptEventFileError as err:
+            error = (str(err), err.offset)
+        caught = [(w.category.__name__, str(w.message)) for w in got]
+    return [_frames(run) for run in runs], caught, error
+
+
+def _batched(root, skip: bool):
+    runs, caught, error = [], [], None
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        try:
+            for run in iter_runs(str(root), skip_damaged=skip):
+                runs.append(run)
+        except CorruptEventFileError as err:
+            error = (str(err), err.offset)
+        caught = [(w.category.__name__, str(w.message)) for w in got]
+    return [_frames(run) for run in runs], caught, error
+
+
+def _frames(run: RunData):
+    return run.name, {kind: build_frame([run], kind, False, {"wall_time"}).astype(str).to_dict("list")
+                      for kind in KINDS}
+
+
+@pytest.mark.parametrize("group_bytes", [decode_many.GROUP_BYTES, 4096])  # 4096: the large run streamed
+@pytest.mark.parametrize("skip", [False, True])
+def test_runs_read_in_batches_hold_what_each_file_read_alone_holds(logdir, skip, group_bytes, monkeypatch):
+    monkeypatch.setattr(decode_many, "GROUP_BYTES", group_bytes)
+    monkeypatch.setattr(read_local, "BATCH_BYTES", 20_000)  # several batches
+    alone, batched = _alone(logdir, skip), _batched(logdir, skip)
+    assert batched == alone
+    assert (alone[2] is not None) != skip  # the damage raised, or was skipped with a warning
+    assert any(kind == "TruncatedTailWarning" for kind, _ in alone[1]) == skip
+
+
+def test_small_files_come_together_and_a_large_one_alone(tmp_path, monkeypatch):
+    monkeypatch.setattr(decode_many, "GROUP_BYTES", 100)
+    monkeypatch.setattr(read_local, "BATCH_BYTES", 150)
+    sizes = [40, 50, 70, 101, 10, 200, 5]
+    files = []
+    for i, size in enumerate(sizes):
+        path = tmp_path / f"f{i}"
+        path.write_bytes(bytes([i]) * size)
+        files.append(ObjectFile(str(path), 0))
+    batches = list(read_local.local_batches(LocalStorage(), files))
+    assert [[(os.path.basename(f.url), None if data is None else len(data)) for f, data in batch]
+            for batch in batches] == [[("f0", 40), ("f1", 50), ("f2", 70)], [("f3", None)], [("f4", 10)],
+                                      [("f5", None)], [("f6", 5)]]
+    assert all(data == bytes([int(f.url[-1])]) * len(data) for batch in batches for f, data in batch if data)
+
+
+def test_a_file_gone_since_the_listing_ends_the_read_after_the_runs_before_it(tmp_path):
+    from tensorboard.logdir.discovery import list_runs
+    from tensorboard.logdir.read import read_listed
+
+    for name in ("a", "b", "c"):
+        _write(tmp_path / name, 5)
+    listing = list_runs(str(tmp_path))
+    next((tmp_path / "b").iterdir()).unlink()
+    got = []
+    with pytest.raises(FileNotFoundError):
+        for run in read_listed(listing):
+            got.append(run.name)
+    assert got == ["a"]

@@ -99,3 +99,24 @@ def test_two_batches_fit_in_max_bytes_and_larger_files_are_streamed(bucket):
     streamed = list(fetch_batches(storage, files, max_bytes=2 * sizes[4]))
     assert [data is None for batch in streamed for _, data in batch] == [False] * 5 + [True] * 5
     assert all(data == contents[f.url] for batch in streamed for f, data in batch if data is not None)
+
+
+def test_two_batches_ahead_share_the_concurrency_and_the_bytes(bucket, monkeypatch):
+    """As through obstore: the two batches after the one taken are fetched meanwhile, each of half the
+    `concurrency`, and the three held fit in `max_bytes`."""
+    storage, files, contents = bucket
+    monkeypatch.setattr(_fetch, "default_ahead", lambda storage: 2)
+    calls, seen = recording(monkeypatch)
+    batches = fetch_batches(storage, files, concurrency=4)
+    first = next(batches)
+    assert len(first) == 2 and seen[2].wait(HANG_GUARD)  # the next two are asked for before the caller asks
+    got = first + [pair for batch in batches for pair in batch]
+    assert [f.url for f, _ in got] == [f.url for f in files] and all(data == contents[f.url] for f, data in got)
+    by_first_file = {url: thread for thread, url in calls}
+    assert len(calls) == 5 and by_first_file[files[0].url] == threading.current_thread().name
+    assert {by_first_file[files[i].url] for i in (2, 4, 6, 8)} == {"tensorboard-fetch"}
+    assert not fetch_threads()
+    sizes = [f.size for f in files]
+    plan = plan_fetches(files, 64, 3 * (sizes[0] + sizes[1]), ahead=2)
+    assert [len(batch) for batch, _ in plan][:1] == [2] and all(
+        sum(sizes[i] for i in batch) <= sizes[0] + sizes[1] for batch, fetched in plan if fetched)

@@ -182,8 +182,10 @@ def test_the_switch_and_each_paths_default_concurrency(s3, monkeypatch):
     assert fetch_obstore.fetcher_for("s3", {}) is None
     s3_storage = storage_for("s3://paths/exp", **s3.storage_options())
     assert fetch.default_concurrency(s3_storage) == fetch.DEFAULT_CONCURRENCY == 64
+    assert fetch.default_ahead(s3_storage) == fetch.DEFAULT_AHEAD == 1
     monkeypatch.setenv("TB_OBJECT_STORE", "obstore")
-    assert fetch.default_concurrency(s3_storage) == fetch.OBSTORE_CONCURRENCY == 128
+    assert fetch.default_concurrency(s3_storage) == fetch.OBSTORE_CONCURRENCY == 256
+    assert fetch.default_ahead(s3_storage) == fetch.OBSTORE_AHEAD == 2  # two batches of 128 in flight
     assert fetch.default_concurrency(storage_for("memory://x")) == 64
     for value in ("obstore", "auto", ""):
         monkeypatch.setenv("TB_OBJECT_STORE", value)

@@ -14,8 +14,11 @@ from tensorboard.logdir.fetch_obstore import fetcher_for
 
 DEFAULT_CONCURRENCY = 64  # files fetched at once: enough to hide ~30 ms per request, few enough for any pool
 # through obstore (no pool to size, little CPU per request), more at once also hide the slowest answers of a batch
-OBSTORE_CONCURRENCY = 128
-DEFAULT_MAX_BYTES = 256 << 20  # listed bytes of the batch decoded and the batch fetched meanwhile
+OBSTORE_CONCURRENCY = 256  # two batches of 128 (OBSTORE_AHEAD)
+DEFAULT_MAX_BYTES = 256 << 20  # listed bytes of the batch decoded and the batches fetched meanwhile
+DEFAULT_AHEAD = 1  # batches fetched while the caller decodes one: botocore's CPU per request bounds s3fs
+OBSTORE_AHEAD = 2  # through obstore the store's answers bound the read: a second batch in flight hides the
+# wait at the start of each
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,11 @@ def object_fetcher(storage):
     """The obstore fetcher that lists and fetches `storage`'s objects (s3:// when obstore is installed, unless
     TB_OBJECT_STORE=fsspec), or None: fsspec's own `find` and `cat` do."""
     return fetcher_for(storage.protocol, getattr(storage.fs, "storage_options", {}))
+
+
+def default_ahead(storage) -> int:
+    """Batches fetched while the caller decodes one: OBSTORE_AHEAD through obstore, else DEFAULT_AHEAD."""
+    return OBSTORE_AHEAD if object_fetcher(storage) is not None else DEFAULT_AHEAD
 
 
 def default_concurrency(storage) -> int:
@@ -136,68 +144,75 @@ def fetch_batches(storage, files: Sequence[ObjectFile], concurrency: int | None 
                   max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[list[tuple[ObjectFile, bytes | None]]]:
     """Yields batches of (file, bytes) in the order of `files`, each of at most `concurrency` files
     (None: `default_concurrency`), fetched concurrently. While the caller works on one batch, the next
-    is fetched, so the store's wait overlaps the caller's decoding; the two batches hold at most
-    `max_bytes` listed bytes. A file larger than half of `max_bytes` comes alone with None instead of
-    bytes: the caller streams it (`storage.open_read`).
+    ones (`default_ahead`) are fetched, so the store's wait overlaps the caller's decoding; the batches
+    held hold at most `max_bytes` listed bytes. A file larger than a batch's share of `max_bytes` comes
+    alone with None instead of bytes: the caller streams it (`storage.open_read`).
     """
     files = list(files)
-    plan = plan_fetches(files, concurrency or default_concurrency(storage), max_bytes)
-    ahead = _Prefetch(lambda batch: _fetch(storage, [files[i] for i in batch]))
+    ahead = default_ahead(storage)
+    plan = plan_fetches(files, concurrency or default_concurrency(storage), max_bytes, ahead)
+    fetched = [k for k, (_, fetch) in enumerate(plan) if fetch]  # the batches fetched, in order
+    running: dict[int, _Prefetch] = {}  # plan index -> its fetch under way
+
+    def launch(first: int, count: int) -> None:  # fetched[first:first + count], each once
+        for k in fetched[first:first + count]:
+            if k not in running:
+                running[k] = _Prefetch(lambda batch: _fetch(storage, [files[i] for i in batch]), plan[k][0])
+
+    taken = 0
     try:
         for k, (batch, fetch) in enumerate(plan):
-            following = next((b for b, f in plan[k + 1:k + 2] if f), None)
             if not fetch:
                 yield [(files[batch[0]], None)]
                 continue
-            data = ahead.take(batch)
-            if following is not None:
-                ahead.start(following)
+            if k in running:
+                data = running.pop(k).take()
+            else:  # the first batch: fetched here, the next ones meanwhile
+                launch(taken + 1, ahead - 1)
+                data = _fetch(storage, [files[i] for i in batch])
+            taken += 1
+            launch(taken, ahead)
             yield list(zip((files[i] for i in batch), data))
             del data
     finally:
-        ahead.close()
+        for prefetch in running.values():
+            prefetch.close()
 
 
-def plan_fetches(files: Sequence[ObjectFile], concurrency: int, max_bytes: int) -> list[tuple[list[int], bool]]:
-    """fetch_batches' batches: (indices of `files`, False for a file streamed instead of fetched)."""
-    per_batch = max(max_bytes // 2, 1)  # the batch decoded and the batch fetched meanwhile
+def plan_fetches(files: Sequence[ObjectFile], concurrency: int, max_bytes: int,
+                 ahead: int = DEFAULT_AHEAD) -> list[tuple[list[int], bool]]:
+    """fetch_batches' batches: (indices of `files`, False for a file streamed instead of fetched). With
+    `ahead` batches in flight, each holds `concurrency // ahead` files, so that at most `concurrency`
+    requests are under way."""
+    per_batch = max(max_bytes // (ahead + 1), 1)  # the batch decoded and the batches fetched meanwhile
     return [(batch, not (len(batch) == 1 and files[batch[0]].size - files[batch[0]].start > per_batch))
-            for batch in plan_batches(files, concurrency, per_batch)]
+            for batch in plan_batches(files, max(concurrency // ahead, 1), per_batch)]
 
 
 class _Prefetch:
-    """Fetches one batch in a background thread while the caller decodes the previous one."""
+    """One batch fetched in a background thread, taken when the caller gets to it."""
 
-    def __init__(self, fetch):
-        self._fetch = fetch
-        self._thread: threading.Thread | None = None
-        self._batch = None
+    def __init__(self, fetch, batch: list[int]):
         self._result: tuple[bool, object] | None = None
 
-    def start(self, batch: list[int]) -> None:
         def run() -> None:
             try:
-                self._result = True, self._fetch(batch)
+                self._result = True, fetch(batch)
             except BaseException as err:  # handed to the caller, raised where it takes the batch
                 self._result = False, err
 
-        self._batch, self._result = batch, None
         self._thread = threading.Thread(target=run, name="tensorboard-fetch", daemon=True)
         self._thread.start()
 
-    def take(self, batch: list[int]) -> list:
-        """The bytes of `batch`: from the background fetch when it is the one started, else fetched now."""
-        if self._thread is None or self._batch is not batch:
-            self.close()
-            return self._fetch(batch)
+    def take(self) -> list:
+        """The batch's bytes, once fetched (a failed fetch's error is raised here)."""
         self._thread.join()
-        (ok, value), self._thread, self._batch, self._result = self._result, None, None, None
+        (ok, value), self._result = self._result, None
         if not ok:
             raise value
         return value
 
     def close(self) -> None:
-        """Waits for a fetch under way (no thread outlives the read) and drops what it got."""
-        if self._thread is not None:
-            self._thread.join()
-        self._thread = self._batch = self._result = None
+        """Waits for the fetch (no thread outlives the read) and drops what it got."""
+        self._thread.join()
+        self._result = None

@@ -58,7 +58,7 @@ def read_runs(log_path: str | os.PathLike, storage_options: dict | None = None, 
         run_filter: `run_filter(name)` ("." for the top run) picks runs before anything of them is fetched.
         selection: A `tensorboard.logdir.Selection` of runs, tags, steps and kinds to keep.
         storage: An already opened storage to reuse.
-        concurrency: Object-store files fetched at once (default 64).
+        concurrency: Object-store files fetched at once (default 64; 256 through obstore).
         max_bytes: Object-store bytes decoded and fetched meanwhile (default 256 MiB).
 
     Returns:

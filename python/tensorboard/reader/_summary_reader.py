@@ -65,7 +65,7 @@ class SummaryReader:
         runs: A regex searched in run names (directories relative to `log_path`, "." for the top).
         tags: A regex searched in tag names.
         steps: (lo, hi): keep steps lo..hi, both included; None for an open end.
-        concurrency: Object-store files fetched at once (default 64).
+        concurrency: Object-store files fetched at once (default 64; 256 through obstore).
         max_bytes: Object-store bytes in flight (default 256 MiB).
         exclude: A regex; the runs it matches are left out.
 

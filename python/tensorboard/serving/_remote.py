@@ -13,6 +13,7 @@ from tensorboard.logdir.discovery import object_store_runs
 from tensorboard.logdir.fetch import (
     DEFAULT_MAX_BYTES,
     ObjectFile,
+    default_ahead,
     default_concurrency,
     fetch_batches,
     list_files,
@@ -104,7 +105,8 @@ class RemoteRoot:
                 logger.warning("reading %s: %s; fetching this batch's files one by one", self.url, err)
                 batch = []
                 concurrency = self.concurrency or default_concurrency(self.storage)
-                failed, _ = plan_fetches(files[position:], concurrency, self.max_bytes)[0]
+                failed, _ = plan_fetches(files[position:], concurrency, self.max_bytes,
+                                         default_ahead(self.storage))[0]
                 for listed in files[position:position + len(failed)]:
                     try:
                         batch.extend(next(self._fetch([listed])))

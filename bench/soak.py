@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO / "python"))
 
 import tensorboard  # noqa: E402
 from tensorboard import reader  # noqa: E402
-from tensorboard.events import record  # noqa: E402
+from tensorboard.events import record, scan  # noqa: E402
 
 
 def rss_bytes() -> int:
@@ -57,7 +57,7 @@ class RssSampler(threading.Thread):
 def count_records(path: str) -> int:
     """Records in a file, CRC-checked (faster than parsing every Event)."""
     with open(path, "rb") as f:
-        return sum(1 for _ in record.read_records(f, path))
+        return sum(1 for _ in scan.read_records(f, path))
 
 
 def upstream_sample(path: str, megabytes: int) -> int | None:
@@ -69,7 +69,7 @@ def upstream_sample(path: str, megabytes: int) -> int | None:
         limit = megabytes << 20
         size = 0
         with open(path, "rb") as f:
-            for rec in record.read_records(f, path):
+            for rec in scan.read_records(f, path):
                 end = rec.offset + record.HEADER_SIZE + len(rec.payload) + record.FOOTER_SIZE
                 if end > limit:
                     break

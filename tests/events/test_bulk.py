@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from upstream import upstream_run
 
-from tensorboard.events import file_names, record, wire
+from tensorboard.events import file_names, record, scan, wire
 from tensorboard.events.bulk import scalar_records
 
 
@@ -30,7 +30,7 @@ def test_every_step_width_and_value_kind(tag):
     walls = walls[:len(steps)]
     got = scalar_records(tag, steps, values, walls)
     assert got == one_by_one(tag, steps, values, walls)
-    assert [r.payload for r in record.read_records(io.BytesIO(got))] == \
+    assert [r.payload for r in scan.read_records(io.BytesIO(got))] == \
         [wire.scalar_event(wire.scalar_prefix(tag), v, s, w) for s, v, w in zip(steps, values, walls)]
 
 

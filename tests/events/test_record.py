@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tensorboard.events import record
+from tensorboard.events import record, scan
 from tensorboard.events.crc32c import masked_crc32c
 
 
@@ -27,13 +27,13 @@ def test_frame_layout():
 def test_frame_many_equals_frames_and_reads_back(payloads):
     data = record.frame_many(payloads)
     assert data == frames(payloads)
-    got = [r.payload for r in record.read_records(io.BytesIO(data))]
+    got = [r.payload for r in scan.read_records(io.BytesIO(data))]
     assert got == payloads
 
 
 def test_offsets_are_record_starts():
     data = frames([b"a", b"bcd", b""])
-    offsets = [r.offset for r in record.read_records(io.BytesIO(data))]
+    offsets = [r.offset for r in scan.read_records(io.BytesIO(data))]
     assert offsets == [0, 17, 36]
 
 
@@ -42,7 +42,7 @@ def test_truncated_tail_is_reported_after_complete_records(cut):
     data = frames([b"first", b"second"])
     second_start = 12 + 5 + 4
     stream = io.BytesIO(data[: second_start + cut])
-    reader = record.read_records(stream, "f")
+    reader = scan.read_records(stream, "f")
     assert next(reader).payload == b"first"
     with pytest.raises(record.TruncatedRecordError) as err:
         next(reader)
@@ -52,7 +52,7 @@ def test_truncated_tail_is_reported_after_complete_records(cut):
 def test_payload_corruption_names_offset():
     data = bytearray(frames([b"first", b"second", b"third"]))
     data[21 + 12 + 2] ^= 0x01  # a byte inside "second"
-    reader = record.read_records(io.BytesIO(bytes(data)), "events.x")
+    reader = scan.read_records(io.BytesIO(bytes(data)), "events.x")
     assert next(reader).payload == b"first"
     with pytest.raises(record.CorruptRecordError, match="events.x at byte 21: payload CRC mismatch"):
         next(reader)
@@ -62,4 +62,4 @@ def test_length_corruption_is_not_read_as_a_huge_record():
     data = bytearray(frames([b"first"]))
     data[3] = 0xFF
     with pytest.raises(record.CorruptRecordError, match="length CRC mismatch"):
-        list(record.read_records(io.BytesIO(bytes(data))))
+        list(scan.read_records(io.BytesIO(bytes(data))))

@@ -101,7 +101,7 @@ def test_reading_while_the_writer_reuploads_a_longer_object(s3, monkeypatch):
     # Each flush replaces the object with a longer one; a reader in the middle of the old one
     # must go on into the new bytes (fsspec's ETag-pinned files raise FileExpired there). The reader
     # scans RECORD_CHUNK_BYTES at a time, so the object is several chunks long when it starts.
-    from tensorboard.events.record import RECORD_CHUNK_BYTES
+    from tensorboard.events.scan import RECORD_CHUNK_BYTES
     from tensorboard.events.storage import RangedObjectReader
 
     monkeypatch.setattr(RangedObjectReader, "block_size", 4096)  # many ranged GETs per file

@@ -13,7 +13,7 @@ import rb_helpers as h
 from upstream import upstream_read
 
 import tensorboard
-from tensorboard.events import _signals, record
+from tensorboard.events import _signals, scan
 from tensorboard.src import summary_pb2
 
 KILLS = 12  # SIGKILLs at random moments (each child runs well under a second)
@@ -102,7 +102,7 @@ def test_every_torn_tail_is_skipped_by_both_readers(tmp_path):
             writer.add_summary(summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag="x", simple_value=i)]), i)
         path = writer.path
     data = open(path, "rb").read()
-    last = list(record.read_records(open(path, "rb")))[-1].offset
+    last = list(scan.read_records(open(path, "rb")))[-1].offset
     cuts = sorted(set(range(last + 1, len(data))))
     for cut in cuts:
         run = tmp_path / "cuts" / f"c{cut:05d}"

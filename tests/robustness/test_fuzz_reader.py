@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 
 import tensorboard
 from tensorboard import reader
-from tensorboard.events import record
+from tensorboard.events import record, scan
 from tensorboard.events.crc32c import masked_crc32c
 from tensorboard.src import summary_pb2
 
@@ -92,7 +92,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
         n = rng.randint(1, 32)
         buf[pos:pos + n] = rng.randbytes(n)
     elif kind == 4:  # a CRC-valid header with a random (often huge) length spliced in at a record boundary
-        offsets = [r.offset for r in record.read_records(io.BytesIO(data))]
+        offsets = [r.offset for r in scan.read_records(io.BytesIO(data))]
         pos = rng.choice(offsets)
         length = rng.choice([rng.randrange(1 << 16), 1 << 40, (1 << 40) + 1, (1 << 64) - 1, rng.randrange(1 << 63)])
         raw = struct.pack("<Q", length)
@@ -127,7 +127,7 @@ def test_mutated_event_files(tmp_path):
 
 def test_bogus_huge_length_does_not_allocate(tmp_path):
     data = base_file(tmp_path)
-    second = list(record.read_records(io.BytesIO(data)))[1].offset
+    second = list(scan.read_records(io.BytesIO(data)))[1].offset
     for length in (1 << 40, (1 << 40) - 1, 1 << 35):
         raw = struct.pack("<Q", length)
         bad = data[:second] + raw + struct.pack("<I", masked_crc32c(raw)) + data[second + 12:]
@@ -148,13 +148,13 @@ def test_bogus_huge_length_does_not_allocate(tmp_path):
 @pytest.mark.parametrize("where", ["first", "second"])
 def test_an_impossible_length_with_a_valid_crc_is_reported_as_such(tmp_path, where):
     data = base_file(tmp_path)
-    at = 0 if where == "first" else list(record.read_records(io.BytesIO(data)))[1].offset
+    at = 0 if where == "first" else list(scan.read_records(io.BytesIO(data)))[1].offset
     raw = struct.pack("<Q", 1 << 62)
     bad = data[:at] + raw + struct.pack("<I", masked_crc32c(raw)) + data[at + 12:]
     with pytest.raises(reader.CorruptEventFileError, match=rf"at byte {at}.*impossible record length {1 << 62} "):
         list(reader.EventFileReader("events.out.tfevents.x", storage=_BytesStorage(bad)))
     with pytest.raises(record.CorruptRecordError, match=f"impossible record length {1 << 62} "):
-        list(record.read_records(io.BytesIO(bad)))
+        list(scan.read_records(io.BytesIO(bad)))
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,14 +1,13 @@
 """TFRecord framing: length, masked CRC of the length, payload, masked CRC of the payload.
 
-Writing frames bytes here; reading (`read_records`, record by record) goes through the one scanner,
-`events.scan`, which checks both CRCs and tells a truncated tail (a writer died mid-record) apart
+Writing frames bytes here; reading (`events.scan`, and `scan.read_records` record by record) goes through
+the one scanner, which checks both CRCs and tells a truncated tail (a writer died mid-record) apart
 from corruption. The errors and warnings of every reader are defined here.
 """
 from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator
 
 from tensorboard.events.crc32c import MASK_DELTA, crc32c, masked_crc32c
 
@@ -105,24 +104,3 @@ def read_bounded(read, size: int) -> bytes:
         parts.append(part)
         remaining -= len(part)
     return b"".join(parts)
-
-
-RECORD_CHUNK_BYTES = 64 << 10  # what read_records scans at a time: a stream being appended to is read on lazily
-
-
-def read_records(stream: BinaryIO, path: str | None = None) -> Iterator[Record]:
-    """Yields every complete record of `stream`, checking both CRCs (through `scan.scan_spans`,
-    RECORD_CHUNK_BYTES at a time).
-
-    Raises TruncatedRecordError when the stream ends inside a record, and
-    CorruptRecordError (with the byte offset) for anything else that is wrong.
-    """
-    from tensorboard.events.scan import scan_spans
-
-    cut: list[int] = []
-    for buf, base, starts, ends in scan_spans(stream, path, RECORD_CHUNK_BYTES, on_truncated=cut.append,
-                                              warn_truncated=False):
-        for start, end in zip(starts.tolist(), ends.tolist()):
-            yield Record(base + start - HEADER_SIZE, buf[start:end])
-    if cut:
-        raise TruncatedRecordError("file ends inside a record", cut[0], path)

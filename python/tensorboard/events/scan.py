@@ -8,7 +8,15 @@ from typing import BinaryIO, Iterator
 
 from tensorboard.events.crc32c import MASK_DELTA, crc32c
 from tensorboard.events.crc_columns import COLUMN_MAX_LENGTH, COLUMN_MIN_RECORDS, crc_columns
-from tensorboard.events.record import MAX_RECORD_BYTES, CorruptEventFileError, TruncatedTailWarning, read_bounded
+from tensorboard.events.record import (
+    HEADER_SIZE,
+    MAX_RECORD_BYTES,
+    CorruptEventFileError,
+    Record,
+    TruncatedRecordError,
+    TruncatedTailWarning,
+    read_bounded,
+)
 
 _LEN = struct.Struct("<Q").unpack_from
 CHUNK_BYTES = 1 << 20  # 1 MiB: big enough to amortise reads and NumPy calls, small enough to keep memory flat
@@ -96,6 +104,25 @@ def scan_spans(stream: BinaryIO, path: str | None, chunk_bytes: int = CHUNK_BYTE
 _STRIDE_FIRST = 64  # records a stride guess checks at first; doubled while guesses hold, up to _STRIDE_MOST
 _STRIDE_MOST = 1 << 16
 _STEP_BY_STEP = 32  # records walked one at a time after a guess that held for fewer than this
+
+
+RECORD_CHUNK_BYTES = 64 << 10  # what read_records scans at a time: a stream being appended to is read on lazily
+
+
+def read_records(stream: BinaryIO, path: str | None = None) -> Iterator[Record]:
+    """Yields every complete record of `stream`, checking both CRCs (through `scan_spans`,
+    RECORD_CHUNK_BYTES at a time).
+
+    Raises TruncatedRecordError when the stream ends inside a record, and
+    CorruptRecordError (with the byte offset) for anything else that is wrong.
+    """
+    cut: list[int] = []
+    for buf, base, starts, ends in scan_spans(stream, path, RECORD_CHUNK_BYTES, on_truncated=cut.append,
+                                              warn_truncated=False):
+        for start, end in zip(starts.tolist(), ends.tolist()):
+            yield Record(base + start - HEADER_SIZE, buf[start:end])
+    if cut:
+        raise TruncatedRecordError("file ends inside a record", cut[0], path)
 
 
 def walk(buf: bytes, n: int):

@@ -12,8 +12,8 @@ from tensorboard.events.record import (
     CorruptRecordError,
     TruncatedRecordError,
     TruncatedTailWarning,
-    read_records,
 )
+from tensorboard.events.scan import read_records
 from tensorboard.events.storage import storage_for
 from tensorboard.logdir import RunData, is_event_file, list_runs, read_listed
 

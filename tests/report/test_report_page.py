@@ -134,15 +134,27 @@ def test_log_y_redraws_every_scalar_chart(opened):
     assert page.evaluate(distr) == [1] * len(SCALAR_TAGS)
 
 
+# The picture's cursor, put by the chart's own API where the hover put it: a pointer event lands where the
+# layout is at that moment, which a busy machine may not have finished; then every image decoded, two frames drawn.
+STEADY = """async () => {
+  const chart = window.tbReport.charts.find(c => c.kind === 'scalars' && c.tag === 'train/loss');
+  chart.plot.setCursor({left: 250, top: 100});
+  await Promise.all([...document.images].map(image => image.decode().catch(() => null)));
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+}"""
+
+
 def test_hover_shows_each_runs_value_then_screenshot(opened):
     page, _, _ = opened
     page.evaluate("window.tbReport.drawAll()")
+    page.evaluate("() => document.fonts.ready.then(() => true)")
     chart = page.locator('#scalars .chart[data-tag="train/loss"]')
     chart.locator(".u-over").hover(position={"x": 250, "y": 100})
     values = chart.locator(".u-legend .u-series .u-value").all_inner_texts()
     assert len(values) == 1 + len(RUNS) and "--" not in values  # the step, then one value per run
     ARTIFACTS.mkdir(exist_ok=True)
     page.evaluate("window.scrollTo(0, 0)")
+    page.evaluate(STEADY)
     shot = ARTIFACTS / "report.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 10000

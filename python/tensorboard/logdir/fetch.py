@@ -154,10 +154,13 @@ def fetch_batches(storage, files: Sequence[ObjectFile], concurrency: int | None 
     fetched = [k for k, (_, fetch) in enumerate(plan) if fetch]  # the batches fetched, in order
     running: dict[int, _Prefetch] = {}  # plan index -> its fetch under way
 
+    def fetch_now(batch: list[int]) -> list:
+        return _fetch(storage, [files[i] for i in batch])
+
     def launch(first: int, count: int) -> None:  # fetched[first:first + count], each once
         for k in fetched[first:first + count]:
             if k not in running:
-                running[k] = _Prefetch(lambda batch: _fetch(storage, [files[i] for i in batch]), plan[k][0])
+                running[k] = _Prefetch(fetch_now, plan[k][0])
 
     taken = 0
     try:
@@ -169,7 +172,7 @@ def fetch_batches(storage, files: Sequence[ObjectFile], concurrency: int | None 
                 data = running.pop(k).take()
             else:  # the first batch: fetched here, the next ones meanwhile
                 launch(taken + 1, ahead - 1)
-                data = _fetch(storage, [files[i] for i in batch])
+                data = fetch_now(batch)
             taken += 1
             launch(taken, ahead)
             yield list(zip((files[i] for i in batch), data))

@@ -17,8 +17,8 @@ def local_batches(storage, files: Sequence[ObjectFile]) -> Iterator[list[tuple[O
     streams it."""
     batch: list[tuple[ObjectFile, bytes | None]] = []
     held = 0
+    small = decode_many.GROUP_BYTES
     for entry in files:
-        small = decode_many.GROUP_BYTES
         try:
             with storage.open_read(entry.url) as stream:
                 data = stream.read(small + 1)

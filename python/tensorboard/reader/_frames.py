@@ -159,7 +159,8 @@ def build_frame(runs: list[RunData], kind: str, pivot: bool, extra_columns: set)
     lengths, dir_of, run_of = [], [], []
     for i, run, b in blocks:
         lengths.append(len(b["steps"]))
-        dir_of.append(dir_rank[_dir_name(run)])
+        if "dir_rank" in repeated:
+            dir_of.append(dir_rank[_dir_name(run)])
         run_of.append(i)
         if "tag_rank" in cols:
             cols["tag_rank"].append(np.asarray([rank_of[x] for x in b["names"]], np.int32)[b["tag_ids"]])

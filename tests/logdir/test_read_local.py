@@ -131,3 +131,21 @@ def test_a_file_gone_since_the_listing_ends_the_read_after_the_runs_before_it(tm
         for run in read_listed(listing):
             got.append(run.name)
     assert got == ["a"]
+
+
+def test_intact_runs_read_in_batches_hold_what_upstreams_reader_reads(logdir):
+    from upstream import upstream_read
+
+    intact = ("a_small", "b_large", "c_two", "d_small", "g_small")
+    for name in ("e_damaged", "f_cut"):  # the damage is compared with decode_file above
+        for path in (logdir / name).iterdir():
+            path.unlink()
+        (logdir / name).rmdir()
+    upstream = upstream_read(logdir)["runs"]
+    ours = {run.name: run for run in iter_runs(str(logdir))}
+    assert sorted(ours) == sorted(upstream) == list(intact)
+    for name in intact:
+        frame = build_frame([ours[name]], "scalars", False, set())
+        rows = upstream[name]["scalars"]["loss"]
+        # the frame is sorted by step; upstream's rows come in file order (c_two's second file starts again at 0)
+        assert sorted((row[0], row[2]) for row in rows) == sorted(zip(frame["step"], frame["value"])), name

@@ -8,6 +8,17 @@ sys.path.insert(0, str(REPO / "tests"))
 
 import pytest  # noqa: E402
 
+try:  # every environment of the suite has hypothesis; a bare checkout run without it still collects the rest
+    from hypothesis import HealthCheck, settings
+except ImportError:  # pragma: no cover
+    settings = None
+if settings is not None:
+    # The same examples on every run and host (derandomize), no example database written into the checkout, and
+    # no clock in any verdict: a slow or busy machine is no failure (deadline, the too_slow health check).
+    settings.register_profile("suite", deadline=None, derandomize=True, database=None,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("suite")
+
 
 @pytest.fixture
 def deferred_conversions(monkeypatch) -> dict:

@@ -20,11 +20,13 @@ def test_exit_callbacks_run_flush_stage_first_with_one_deadline():
     lines = run("""
         import time
         from tensorboard import process
-        process.at_exit(lambda deadline: print("stop", round(deadline - time.monotonic())), process.STOP)
+        left = lambda deadline: 0 < deadline - time.monotonic() <= 60  # process.EXIT_TIMEOUT's default
+        process.at_exit(lambda deadline: print("stop", deadline, left(deadline)), process.STOP)
         process.at_exit(lambda deadline: 1 / 0, process.FLUSH)
-        process.at_exit(lambda deadline: print("flush", round(deadline - time.monotonic())), process.FLUSH)
+        process.at_exit(lambda deadline: print("flush", deadline, left(deadline)), process.FLUSH)
     """)
-    assert lines == ["flush", "60", "stop", "60"]  # process.EXIT_TIMEOUT's default, shared
+    assert lines[::3] == ["flush", "stop"] and lines[2::3] == ["True", "True"]
+    assert lines[1] == lines[4]  # one deadline, shared by both stages
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork()")

@@ -3,16 +3,17 @@
     .venv/bin/python tools/screenshot_ui.py                    # writes docs/assets/ui-scalars.png
     .venv/bin/python tools/screenshot_ui.py --out /tmp/ui.png  # anywhere else
 
-It writes the demo's logdir as `make demo` does (demo/demo.py, seed 0, into `demo_logs` of a temporary
-directory; the NumPy model, so that the curves are the same with or without MXNet installed), serves it with
-our `tensorboard` launcher (.venv's, on a free 127.0.0.1 port), opens the Scalars dashboard in headless Chromium
+It writes a logdir with the demo's runs and scalar tags from fixed curves (tools/demo_shaped_logdir.py, into
+`demo_logs` of a temporary directory: trained curves differ from one CPU to the next), serves it with our
+`tensorboard` launcher (.venv's, on a free 127.0.0.1 port), opens the Scalars dashboard in headless Chromium
 (tests/chromium.py) at 1280x800 and saves the window once the dashboard shows every run and scalar tag the
 logdir holds and each chart on show has drawn every run and stopped changing. The PNG is cut to 256 colours.
 The logdir, the server and the browser are gone when it returns.
 
-Nothing in the picture depends on the moment or the machine's paths: the logdir is named relatively (the run
-selector shows `demo_logs`), the pointer stays out of the charts (no tooltip, so no relative times), CSS
-animations are stopped, and each chart's axes are measured again once the web fonts are in.
+Nothing in the picture depends on the moment, the machine's paths or its CPU: the values are the same on every
+machine, the logdir is named relatively (the run selector shows `demo_logs`), the pointer stays out of the
+charts (no tooltip, so no relative times), CSS animations are stopped, and each chart's axes are measured again
+once the web fonts are in.
 
 tests/e2e/test_ui_screenshot.py runs it again into a temporary file: the page held the demo's runs and tags, and
 the committed picture is still the one the tool takes now (`difference` below).
@@ -40,7 +41,7 @@ OUT = REPO / "docs" / "assets" / "ui-scalars.png"
 VENV = REPO / ".venv"
 WINDOW = {"width": 1280, "height": 800}
 LOGDIR = "demo_logs"  # relative to the server's directory: the run selector shows it as `make demo` does
-DEMO_ARGS = ["--framework", "numpy", "--seed", "0"]
+WRITER = REPO / "tools" / "demo_shaped_logdir.py"  # the demo's runs and tags from fixed curves
 UI_TIMEOUT_MS = 120000  # guards against a hang only
 STILL_FRAMES = 10  # animation frames in a row without a change in any chart before the picture is taken
 COMPARE_SIZE = (320, 200)  # `difference` compares the pictures at a quarter of the window's size,
@@ -107,13 +108,12 @@ RELAYOUT = """async () => {
 }"""
 
 
-def write_demo(directory: Path, venv: Path = VENV) -> Path:
-    """The demo's logdir, written by demo/demo.py in `venv` into `directory`/demo_logs."""
-    result = subprocess.run([str(venv / "bin" / "python"), str(REPO / "demo" / "demo.py"), "--logdir", LOGDIR,
-                             *DEMO_ARGS], cwd=directory, env=clean_env(**{TAG: str(directory)}),
-                            capture_output=True, text=True)
+def write_logdir(directory: Path, venv: Path = VENV) -> Path:
+    """The demo-shaped logdir, written by WRITER with `venv`'s tensorboard into `directory`/demo_logs."""
+    result = subprocess.run([str(venv / "bin" / "python"), str(WRITER), LOGDIR], cwd=directory,
+                            env=clean_env(**{TAG: str(directory)}), capture_output=True, text=True)
     if result.returncode != 0:
-        raise RuntimeError(f"demo/demo.py failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+        raise RuntimeError(f"{WRITER.name} failed ({result.returncode}):\n{result.stdout}{result.stderr}")
     return directory / LOGDIR
 
 
@@ -132,7 +132,7 @@ def capture(out: Path = OUT, venv: Path = VENV) -> dict:
     returns."""
     with tempfile.TemporaryDirectory(prefix="tb-ui-shot-") as tmp:
         directory = Path(tmp)
-        written = written_scalars(write_demo(directory, venv))
+        written = written_scalars(write_logdir(directory, venv))
         server = start_server(venv, LOGDIR, directory, "--host", "127.0.0.1", env_extra={TAG: tmp})
         try:
             wait_for_runs(server, written["runs"])
@@ -188,7 +188,7 @@ def difference(first: Path, second: Path) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=OUT, help=f"the PNG to write (default: {OUT.relative_to(REPO)})")
-    parser.add_argument("--venv", type=Path, default=VENV, help="the environment whose python runs the demo and "
+    parser.add_argument("--venv", type=Path, default=VENV, help="the environment whose python writes the logdir and "
                         "whose tensorboard serves it (default: .venv)")
     args = parser.parse_args(argv)
     shown = capture(args.out, args.venv)

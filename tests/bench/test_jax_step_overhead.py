@@ -1,5 +1,6 @@
 """The JAX loop diagnostic's device-side counting (bench/jax_step_overhead.py) is exact: docs/design-decisions.md
 compares the loop with it against the host kernel, so both must count the same buckets."""
+import math
 import sys
 
 import numpy as np
@@ -25,6 +26,9 @@ def test_device_counts_equal_a_binary_search_over_the_default_limits(scale):
     expected = np.bincount(np.searchsorted(limits, host.astype(np.float64), side="left"), minlength=len(limits))
     assert counts.tolist() == expected.tolist()
     assert (float(low), float(high)) == (float(host.min()), float(host.max()))
-    wide = host.astype(np.float64)  # float32 sums on the device: within float32 rounding of n terms
-    assert float(total) == pytest.approx(wide.sum(), abs=1e-6 * scale * host.size)
-    assert float(squares) == pytest.approx(np.dot(wide, wide), rel=1e-5)
+    # float32 sums on the device, in an order XLA picks for the host's CPU: within n float32 roundings of the
+    # magnitudes summed (the bound of any order; tests/bounds.py states it for float64)
+    wide = host.astype(np.float64)
+    float32_rounding = host.size * 2.0 ** -24
+    assert abs(float(total) - math.fsum(wide)) <= float32_rounding * math.fsum(np.abs(wide))
+    assert abs(float(squares) - math.fsum(wide * wide)) <= float32_rounding * math.fsum(wide * wide)

@@ -1,9 +1,10 @@
 """The screenshot in the README and on the docs' front page, docs/assets/ui-scalars.png, taken again by the tool
-that makes it (tools/screenshot_ui.py: the demo's logdir served by our launcher, the Scalars dashboard in headless
-Chromium) into a temporary file. At capture time the dashboard listed the demo's runs and scalar tags and had drawn
-every run in each chart on show; the server and the browser are gone afterwards; and the committed picture is still
-the fresh one (the same size, and close in grayscale at a quarter of the size), else the test says how to take it
-anew."""
+that makes it (tools/screenshot_ui.py: the demo's runs and scalar tags from fixed curves, tools/demo_shaped_logdir.py,
+served by our launcher, the Scalars dashboard in headless Chromium) into a temporary file. At capture time the
+dashboard listed the demo's runs and scalar tags and had drawn every run in each chart on show; the server and the
+browser are gone afterwards; and the committed picture is still the fresh one (the same size, and close in grayscale
+at a quarter of the size), else the test says how to take it anew. The values are the same on every machine, so
+only rendering can move the picture."""
 from __future__ import annotations
 
 import pytest
@@ -12,7 +13,7 @@ from waiting import eventually, module_from_file
 
 TOOL = module_from_file("screenshot_ui", REPO / "tools" / "screenshot_ui.py")
 REGENERATE = ".venv/bin/python tools/screenshot_ui.py"
-RUNS = ["lr_0.01", "lr_0.1", "lr_0.5"]  # demo/demo.py's learning rates, a run each
+RUNS = ["lr_0.01", "lr_0.1", "lr_0.5"]  # demo/demo.py's learning rates, a run each (and the fixed logdir's)
 EPOCHS = 30  # the demo's default: a point per epoch
 CATEGORIES = {"accuracy": ["accuracy/train", "accuracy/validation"], "learning_rate": ["learning_rate"],
               "loss": ["loss/train", "loss/train_batch_max", "loss/train_batch_min", "loss/validation"]}

@@ -8,12 +8,12 @@ sums are checked on every path too.
 """
 import contextlib
 import importlib
-import math
 import threading
 
 import ml_dtypes
 import numpy as np
 import pytest
+from bounds import squares_are_within_bound, sum_is_within_bound
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matrix import SKIP_PREFIX
@@ -90,9 +90,9 @@ def check(values, widened, paths=FLOAT_PATHS):
             histo = histogram_proto(values)
         assert (list(histo.bucket_limit), list(histo.bucket)) == expected, name
         assert (histo.min, histo.max, histo.num) == (widened.min(), widened.max(), widened.size), name
-        if np.abs(widened).max() < 1e150:  # sums in any order: within rounding of the magnitudes summed
-            assert abs(histo.sum - math.fsum(widened)) <= 1e-12 * math.fsum(np.abs(widened)) + 1e-300, name
-            assert histo.sum_squares == pytest.approx(math.fsum(widened * widened), rel=1e-9, abs=1e-300), name
+        if np.abs(widened).max() < 1e150:  # sums in an order the host's kernels pick: within the stated bounds
+            assert sum_is_within_bound(histo.sum, widened), name
+            assert squares_are_within_bound(histo.sum_squares, widened), name
 
 
 def _near_limits():
@@ -168,8 +168,7 @@ def test_torch_16bit_tensors_are_counted_by_pattern_unwidened():
         tensor = tensor[torch.isfinite(tensor)]
         check(tensor, widened, paths=FLOAT_PATHS + ("patterns",))
         histo = histogram_proto(tensor)  # default thresholds: the pattern path
-        assert histo.sum == pytest.approx(widened.astype(np.float64).sum(), rel=1e-9)
-        assert histo.sum_squares == pytest.approx(np.square(widened.astype(np.float64)).sum(), rel=1e-9)
+        assert sum_is_within_bound(histo.sum, widened) and squares_are_within_bound(histo.sum_squares, widened)
 
 
 def test_every_float32_cell_boundary():
@@ -217,8 +216,7 @@ def test_few_valued_data_on_the_comparison_path(dtype):
         histo = histogram_proto(values)
         wide = values.astype(np.float64)
         assert (list(histo.bucket_limit), list(histo.bucket)) == reference(wide)
-        assert abs(histo.sum - math.fsum(wide)) <= 1e-12 * math.fsum(np.abs(wide))
-        assert histo.sum_squares == pytest.approx(math.fsum(wide * wide), rel=1e-12)
+        assert sum_is_within_bound(histo.sum, wide) and squares_are_within_bound(histo.sum_squares, wide)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -360,5 +358,7 @@ def test_upstream_reads_back_exact_histograms(tmp_path):
         assert step == 3
         assert (histo["bucket_limit"], histo["bucket"]) == reference(widened), tag
         assert (histo["min"], histo["max"], histo["num"]) == (widened.min(), widened.max(), widened.size), tag
-        assert histo["sum"] == pytest.approx(math.fsum(widened), rel=1e-9, abs=1e-9), tag  # exactly rounded
-        assert histo["sum_squares"] == pytest.approx(np.square(widened).sum(), rel=1e-9), tag
+        # summed in an order the host's BLAS kernel picks (the edges cancel to 0.0 on one kernel, to 2**20 on
+        # another): within the bounds docs/guarantees.md states, not exactly rounded
+        assert sum_is_within_bound(histo["sum"], widened), tag
+        assert squares_are_within_bound(histo["sum_squares"], widened), tag

@@ -5,6 +5,7 @@ each test compares what was logged with what upstream's readers decode.
 """
 import numpy as np
 import pytest
+from bounds import squares_are_within_bound, sum_is_within_bound
 from upstream import as_array, plugin_content, upstream_read
 
 import tensorboard
@@ -98,8 +99,7 @@ def test_histogram_matches_reference_buckets(run, tag, values):
     assert step == 5
     assert histo["num"] == values.size
     assert histo["min"] == float(values.min()) and histo["max"] == float(values.max())
-    assert histo["sum"] == pytest.approx(float(np.sum(values.astype(np.float64))), rel=1e-9, abs=1e-6)
-    assert histo["sum_squares"] == pytest.approx(float(np.sum(values.astype(np.float64) ** 2)), rel=1e-9)
+    assert sum_is_within_bound(histo["sum"], values) and squares_are_within_bound(histo["sum_squares"], values)
     assert sum(histo["bucket"]) == values.size
     got = dict(zip(histo["bucket_limit"], histo["bucket"]))
     assert {limit: count for limit, count in got.items() if count} == dict(zip(limits[nonzero], counts[nonzero]))

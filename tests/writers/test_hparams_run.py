@@ -88,7 +88,7 @@ def server(sweep, tmp_path_factory):
         while True:  # until every run's curve is loaded to its end (runs are listed before they are read)
             try:
                 if all(len(_scalars(srv, f"lr_{lr}", "loss")) == STEPS for lr in RATES) and \
-                        len(_scalars(srv, "legacy", "loss")) == 10:
+                        len(_scalars(srv, "legacy", "loss")) == 10 and _sessions_loaded(srv):
                     break
             except OSError:
                 pass
@@ -96,12 +96,18 @@ def server(sweep, tmp_path_factory):
                 log.seek(0)
                 raise AssertionError(f"upstream server did not load the logdir:\n{log.read()[-3000:]}")
             time.sleep(0.3)
-        time.sleep(2.5)  # two more reloads: the sessions' files are read to their ends too
         yield srv
     finally:
         os.killpg(proc.pid, 15)
         proc.wait(timeout=60)
         log.close()
+
+
+def _sessions_loaded(server) -> bool:
+    """Every run's session group is served with its metrics (the sessions' files are read to their ends)."""
+    groups = _session_groups(server)
+    return sorted(groups) == sorted([f"lr_{lr}" for lr in RATES] + ["legacy/trial"]) and \
+        all(group["metricValues"] for group in groups.values())
 
 
 def test_one_run_per_writer(server):

@@ -16,7 +16,7 @@ from tensorboard.events.record import frame as frame_record
 from tensorboard.events.wire import summary_event
 from tensorboard.logdir import Selection, is_event_file
 from tensorboard.logdir.arguments import add_run_filter_arguments, add_writing_arguments
-from tensorboard.logdir.output import write_directory_atomically
+from tensorboard.logdir.output import contained_path, write_directory_atomically
 from tensorboard.logdir.selection import CLI_FLAGS
 from tensorboard.stats.reduction import DUPLICATE_STEPS, REDUCE_OPS, check_ops
 from tensorboard.summary.custom_scalars import custom_scalars
@@ -91,7 +91,7 @@ def write_reduced(frame, out: str, ops: tuple[str, ...], band: str = "std") -> i
     wall = time.time()
     written = 0
     for index, (group, rows) in enumerate(groups):
-        base = out if group is None else os.path.join(out, *str(group).split("/"))
+        base = out if group is None else contained_path(out, str(group))
         lower, upper = _band(rows, band)
         by_tag = list(rows.groupby("tag", sort=False))
         for op in ops:

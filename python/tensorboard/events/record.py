@@ -74,6 +74,14 @@ class CorruptEventFileError(CorruptRecordError):
     """An event file is damaged before its end (bad CRC, impossible length, unparsable event)."""
 
 
+NOT_AN_EVENT = "record is not an Event"  # a record whose checks pass but whose payload protobuf can't parse
+
+
+def not_an_event(path: str, offset: int, reason: object) -> str:
+    """The one line that reports such a record, left out by the readers that read past it."""
+    return f"{path} at byte {offset}: {NOT_AN_EVENT} ({reason}); it is left out"
+
+
 class TruncatedTailWarning(UserWarning):
     """An event file ends inside a record (its writer was killed mid-write); the partial record is skipped."""
 

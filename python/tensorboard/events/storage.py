@@ -19,6 +19,29 @@ from tensorboard.events.object_store import (  # noqa: F401
     RangedObjectReader,
 )
 
+FILE_MODE = 0o644  # what every file we create asks for, less the process's umask (as open() applies it)
+DIRECTORY_MODE = 0o755
+
+
+def masked_mode(mode: int) -> int:
+    """`mode` less the process's umask: what `open(path, flags, mode)` gives a new file, for files made another
+    way (mkstemp's are 0o600, mkdtemp's 0o700) that are then renamed into place."""
+    return mode & ~_umask()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux tells it (changing it races other threads)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
 
 class ReadStream(Protocol):
     """A file open for reading: a local file, or a RangedObjectReader on an object store."""
@@ -259,7 +282,7 @@ class LocalStorage:
             with os.fdopen(fd, "wb") as f:
                 for chunk in chunks:
                     f.write(chunk)
-            os.chmod(tmp, 0o644)
+            os.chmod(tmp, masked_mode(FILE_MODE))
             os.replace(tmp, path)
         except BaseException:
             if os.path.exists(tmp):

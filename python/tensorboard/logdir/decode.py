@@ -6,8 +6,9 @@ import struct
 import warnings
 from typing import BinaryIO
 
-from tensorboard.events.record import CorruptEventFileError, DamagedFileWarning
+from tensorboard.events.record import CorruptEventFileError, DamagedFileWarning, not_an_event
 from tensorboard.events.scan import scan_spans
+from tensorboard.logdir.payloads import DamagedValueWarning
 from tensorboard.logdir.run_data import RunData, histo_row
 
 _BULK_MIN = 64  # shorter chunks of plain scalars are cheaper one by one
@@ -223,7 +224,8 @@ def _one_by_one(run: RunData, buf: bytes, base: int, starts: list[int], ends: li
         except CorruptEventFileError:
             raise
         except Exception as err:  # protobuf's DecodeError, a varint running off the end, ...
-            raise CorruptEventFileError(f"record is not an Event ({err})", base + start - 12, path) from None
+            # the record's checks passed, so the next one starts where it ends: only this one is lost
+            warnings.warn(not_an_event(path, base + start - 12, err), DamagedValueWarning, stacklevel=2)
 
 
 def _fast_histo(buf, pos: int, vend: int, histo_keys: dict):

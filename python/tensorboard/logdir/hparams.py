@@ -14,10 +14,17 @@ def _decode(content: bytes):
     return hparams_pb2.HParamsPluginData.FromString(content)
 
 
-def _value(value):
-    """A google.protobuf.Value as Python (number, text, bool; None when unset)."""
-    listed = value.ListFields()
-    return listed[0][1] if listed else None
+def hparam_value(value):
+    """A google.protobuf.Value as Python: a number, text, bool, or a list or dict of those (what JSON can hold);
+    None when unset or null."""
+    kind = value.WhichOneof("kind")
+    if kind is None or kind == "null_value":
+        return None
+    if kind == "list_value":
+        return [hparam_value(item) for item in value.list_value.values]
+    if kind == "struct_value":
+        return {key: hparam_value(item) for key, item in value.struct_value.fields.items()}
+    return getattr(value, kind)
 
 
 def metric_tags(runs: list[RunData]) -> list[tuple[str, str]]:
@@ -67,7 +74,7 @@ def hparams_rows(runs: list[RunData]) -> list[dict]:
         hparams: dict[str, object] = {}
         for _, content in sorted(run.session_starts.items()):
             for name, value in sorted(_decode(content).session_start_info.hparams.items()):
-                hparams[name] = _value(value)
+                hparams[name] = hparam_value(value)
         own = _last_scalars(run)
         values: dict[str, float | None] = {}
         for group, tag in metrics:

@@ -9,6 +9,8 @@ import shutil
 import tempfile
 from typing import Any, Callable, TypeVar
 
+from tensorboard.events.storage import DIRECTORY_MODE, FILE_MODE, masked_mode
+
 T = TypeVar("T")
 
 
@@ -27,7 +29,7 @@ def write_atomically(out: str, force: bool, write: Callable[[str], None]) -> Non
     os.close(fd)
     try:
         write(tmp)
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, masked_mode(FILE_MODE))
         _move_into_place(tmp, out, force)
     except BaseException:
         if os.path.exists(tmp):
@@ -52,6 +54,17 @@ def _move_into_place(tmp: str, out: str, force: bool) -> None:
         os.unlink(tmp)
 
 
+def contained_path(out: str, name: str) -> str:
+    """`out` joined with the '/'-separated parts of `name` (a run or group name from file content or directory
+    names), never outside `out`: empty parts are dropped, and '.' and '..' parts are percent-encoded ('%2E%2E'),
+    as `export --partition` encodes run names."""
+    parts = [part if part.strip(".") else part.replace(".", "%2E") for part in name.split("/") if part]
+    path = os.path.join(out, *parts)
+    if os.path.commonpath([os.path.abspath(out), os.path.abspath(path)]) != os.path.abspath(out):
+        raise ValueError(f"{name!r} names a place outside {out!r}")  # unreachable by the rule above; a guard
+    return path
+
+
 def write_directory_atomically(out: str, fill: Callable[[str], T]) -> T:
     """`fill(tmp)` writes a directory beside `out`, which then replaces `out` (an old `out` is moved
     aside first, then removed); a failed fill leaves nothing behind. Returns what `fill` returned."""
@@ -60,7 +73,7 @@ def write_directory_atomically(out: str, fill: Callable[[str], T]) -> T:
     tmp = tempfile.mkdtemp(dir=parent, prefix=".tmp-", suffix="-" + os.path.basename(os.path.abspath(out)))
     try:
         result = fill(tmp)
-        os.chmod(tmp, 0o755)
+        os.chmod(tmp, masked_mode(DIRECTORY_MODE))
         _replace_dir(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

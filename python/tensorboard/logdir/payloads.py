@@ -15,13 +15,91 @@ _DTYPES = {1: (np.float32, "float_val"), 2: (np.float64, "double_val"), 3: (np.i
            22: (np.uint32, "uint32_val"), 23: (np.uint64, "uint64_val")}
 
 
+# Bytes per element of packed `tensor_content`, by DataType enum (DT_BFLOAT16 = 14 has no NumPy dtype).
+_ITEM_BYTES = {**{enum: np.dtype(dtype).itemsize for enum, (dtype, _) in _DTYPES.items() if dtype is not object},
+               14: 2}
+# Typed values may be fewer than the shape declares: the last one fills the rest (TensorFlow's rule). A file may
+# declare at most this many elements per value present (at least one), so a few bytes can't ask for gigabytes.
+SPLAT_FACTOR = 1024
+_STRING = 7
+# What each plugin's tensors must look like for the plugin to read them: (rule, what it says when broken).
+_PLUGIN_SHAPES = {
+    "scalars": (lambda shape, n, dtype: n == 1 and dtype != _STRING, "a scalar holds exactly one number"),
+    "histograms": (lambda shape, n, dtype: n == 0 or len(shape) == 2 and shape[1] == 3 and dtype != _STRING,
+                   "a histogram is a [buckets, 3] table of numbers"),
+    "pr_curves": (lambda shape, n, dtype: len(shape) == 2 and shape[0] == 6 and dtype != _STRING,
+                  "a PR curve is a [6, thresholds] table of numbers"),
+    "images": (lambda shape, n, dtype: len(shape) == 1 and dtype == _STRING, "images are a list of strings"),
+    "text": (lambda shape, n, dtype: dtype == _STRING, "text is a tensor of strings"),
+}
+
+
+class DamagedValueError(ValueError):
+    """A value whose bytes can't be what its header declares, or that its plugin can't read: it is left out
+    (and reported once per file and tag); the rest of the file, the run and the logdir are read as usual."""
+
+
+class DamagedValueWarning(UserWarning):
+    """A damaged value (DamagedValueError) was left out of what was read."""
+
+
+def damaged_value_message(path: str, tag: str, reason: object) -> str:
+    """The one line that reports a damaged value, in the reader's warnings and the server's log alike."""
+    return f"{path}: tag {tag!r}: a damaged value is left out ({reason})"
+
+
+def declared_elements(tensor) -> int:
+    """How many elements a TensorProto's shape declares (Python ints: no overflow), refusing negative sizes."""
+    count = 1
+    for dim in tensor.tensor_shape.dim:
+        if dim.size < 0:
+            raise DamagedValueError(f"a dimension of size {dim.size}")
+        count *= dim.size
+    return count
+
+
+def check_tensor(tensor, plugin: str = "") -> int:
+    """The element count of `tensor`, once its bytes can hold what its shape declares and `plugin` (the tag's
+    plugin name) can read its shape and dtype; else DamagedValueError, before anything is allocated. Packed
+    content must be exactly count x item size; typed values may fill at most SPLAT_FACTOR times their number."""
+    count = declared_elements(tensor)
+    if tensor.tensor_content:
+        item = _ITEM_BYTES.get(tensor.dtype)
+        if item is not None and count * item != len(tensor.tensor_content):
+            raise DamagedValueError(f"its shape declares {count} elements of {item} bytes, its content holds "
+                                    f"{len(tensor.tensor_content)} bytes")
+        if item is None and count > len(tensor.tensor_content):
+            raise DamagedValueError(f"its shape declares {count} elements in {len(tensor.tensor_content)} bytes")
+    else:
+        field = _DTYPES.get(tensor.dtype, (None, "half_val" if tensor.dtype == 14 else None))[1]
+        present = len(getattr(tensor, field)) if field else 0
+        if count > SPLAT_FACTOR * max(present, 1):
+            raise DamagedValueError(f"its shape declares {count} elements for {present} values")
+    rule = _PLUGIN_SHAPES.get(plugin)
+    if rule is not None and not rule[0]([d.size for d in tensor.tensor_shape.dim], count, tensor.dtype):
+        raise DamagedValueError(f"{rule[1]}, not shape {[d.size for d in tensor.tensor_shape.dim]}")
+    return count
+
+
+def check_plugin_content(plugin: str, content: bytes) -> None:
+    """DamagedValueError when a plugin's content that we decode (hparams) does not decode."""
+    if plugin == "hparams" and content:
+        from tensorboard.src import hparams_pb2
+
+        try:
+            hparams_pb2.HParamsPluginData.FromString(content)
+        except Exception as err:  # protobuf's DecodeError
+            raise DamagedValueError(f"hparams content that does not decode ({err})") from None
+
+
 def tensor_to_numpy(tensor) -> np.ndarray:
-    """The array a TensorProto holds (packed `tensor_content` or typed values, the last repeated to fill)."""
+    """The array a TensorProto holds (packed `tensor_content` or typed values, the last repeated to fill);
+    DamagedValueError when its bytes can't hold what its shape declares (check_tensor)."""
     if tensor.dtype not in _DTYPES:
         raise ValueError(f"unsupported tensor dtype enum {tensor.dtype}")
     dtype, field_name = _DTYPES[tensor.dtype]
     shape = [d.size for d in tensor.tensor_shape.dim]
-    size = int(np.prod(shape, dtype=np.int64))
+    size = check_tensor(tensor)
     if tensor.tensor_content:
         little_endian = np.dtype(dtype).newbyteorder("<")
         return np.frombuffer(tensor.tensor_content, dtype=little_endian).astype(dtype).reshape(shape)

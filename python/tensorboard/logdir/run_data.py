@@ -3,10 +3,18 @@ fills its reservoirs (first metadata per tag wins; restarts purge by `logdir.pur
 from __future__ import annotations
 
 import bisect
+import warnings
 from array import array
 from functools import cached_property
 from typing import Any
 
+from tensorboard.logdir.payloads import (
+    DamagedValueError,
+    DamagedValueWarning,
+    check_plugin_content,
+    check_tensor,
+    damaged_value_message,
+)
 from tensorboard.logdir.purge import EVENT_ACCUMULATOR, PurgeRules
 from tensorboard.src import event_pb2
 
@@ -106,6 +114,8 @@ class RunData:
         self.plugin_content: dict[str, dict[str, bytes]] = {}  # plugin -> tag -> content (first seen)
         self.session_starts: dict[int, bytes] = {}  # file id -> its first hparams session start info
         self.metadata_tags: set[str] = set()
+        self.tag_plugins: dict[str, str] = {}  # tag -> its plugin's name (first metadata)
+        self.damaged: set[tuple[int, str]] = set()  # (file id, tag) of the damaged values reported
         self.rules = PurgeRules(self.purge, EVENT_ACCUMULATOR)  # restarts, as EventAccumulator tells them
         self.scalar_keys: dict[bytes, int] = {}  # raw 'tag + simple_value key' bytes -> scalar tag id
         self.histo_keys: dict[bytes, str] = {}   # raw 'tag + histo key' bytes -> tag
@@ -137,30 +147,48 @@ class RunData:
             return
         step, wall = event.step, event.wall_time
         for value in event.summary.value:
-            if value.HasField("metadata"):
-                plugin = value.metadata.plugin_data
-                if value.tag not in self.metadata_tags:
-                    self.metadata_tags.add(value.tag)
-                    if plugin.plugin_name:
-                        self.plugin_content.setdefault(plugin.plugin_name, {})[value.tag] = plugin.content
-                if value.tag == SESSION_START_TAG and plugin.plugin_name == "hparams":
-                    self.session_starts.setdefault(file_id, plugin.content)  # tbparse: one per file
-            kind = value.WhichOneof("value")
-            if kind == "simple_value":
-                self.scalars.add(value.tag, step, wall, file_id, value.simple_value)
-            elif kind == "histo":
-                h = value.histo
-                self.histograms.add(value.tag, step, wall, file_id, histo_row(
-                    h.min, h.max, h.num, h.sum, h.sum_squares, h.bucket_limit, h.bucket))
-            elif kind == "image":
-                im = value.image
-                self.images.add(value.tag, step, wall, file_id, (im.width, im.height, im.encoded_image_string))
-            elif kind == "audio":
-                au = value.audio
-                self.audio.add(value.tag, step, wall, file_id,
-                               (au.content_type, au.length_frames, au.sample_rate, au.encoded_audio_string))
-            elif kind == "tensor":
-                self.tensors.add(value.tag or value.node_name, step, wall, file_id, value.tensor)
+            try:
+                self._process_value(value, step, wall, file_id)
+            except DamagedValueError as err:
+                self._report_damage(value.tag or value.node_name, err, file_id)
+
+    def _process_value(self, value, step: int, wall: float, file_id: int) -> None:
+        if value.HasField("metadata"):
+            plugin = value.metadata.plugin_data
+            if value.tag not in self.metadata_tags:
+                check_plugin_content(plugin.plugin_name, plugin.content)
+                self.metadata_tags.add(value.tag)
+                if plugin.plugin_name:
+                    self.plugin_content.setdefault(plugin.plugin_name, {})[value.tag] = plugin.content
+                    self.tag_plugins[value.tag] = plugin.plugin_name
+            if value.tag == SESSION_START_TAG and plugin.plugin_name == "hparams":
+                check_plugin_content(plugin.plugin_name, plugin.content)
+                self.session_starts.setdefault(file_id, plugin.content)  # tbparse: one per file
+        kind = value.WhichOneof("value")
+        if kind == "tensor":
+            check_tensor(value.tensor, self.tag_plugins.get(value.tag or value.node_name, ""))
+            self.tensors.add(value.tag or value.node_name, step, wall, file_id, value.tensor)
+        elif kind == "simple_value":
+            self.scalars.add(value.tag, step, wall, file_id, value.simple_value)
+        elif kind == "histo":
+            h = value.histo
+            self.histograms.add(value.tag, step, wall, file_id, histo_row(
+                h.min, h.max, h.num, h.sum, h.sum_squares, h.bucket_limit, h.bucket))
+        elif kind == "image":
+            im = value.image
+            self.images.add(value.tag, step, wall, file_id, (im.width, im.height, im.encoded_image_string))
+        elif kind == "audio":
+            au = value.audio
+            self.audio.add(value.tag, step, wall, file_id,
+                           (au.content_type, au.length_frames, au.sample_rate, au.encoded_audio_string))
+
+    def _report_damage(self, tag: str, err: DamagedValueError, file_id: int) -> None:
+        """Warns once per file and tag that a damaged value was left out."""
+        if (file_id, tag) not in self.damaged:
+            self.damaged.add((file_id, tag))
+            path = self.files[file_id] if 0 <= file_id < len(self.files) else self.name
+            warnings.warn(damaged_value_message(path, tag, err), DamagedValueWarning, stacklevel=2)
+
 
 
 def histo_row(lo, hi, num, total, squares, limits, counts) -> tuple:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from tensorboard.events.record import (
+    NOT_AN_EVENT,
     CorruptEventFileError,
     CorruptRecordError,
     TruncatedRecordError,
@@ -107,7 +108,7 @@ class EventFileReader:
                     try:
                         event = event_pb2.Event.FromString(rec.payload)
                     except Exception as err:  # protobuf's DecodeError and friends
-                        raise CorruptEventFileError(f"record is not an Event ({err})", rec.offset, self.path) from None
+                        raise CorruptEventFileError(f"{NOT_AN_EVENT} ({err})", rec.offset, self.path) from None
                     self.count += 1
                     yield event
             except TruncatedRecordError as err:

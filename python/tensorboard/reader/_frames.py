@@ -10,6 +10,7 @@ import os
 
 import numpy as np
 
+from tensorboard.logdir.hparams import hparam_value
 from tensorboard.logdir.kinds import AUDIO, HISTOGRAMS, HPARAMS, IMAGES, SCALARS, TENSORS, TEXT, text_name
 from tensorboard.logdir.names import run_parts, tbparse_dir_name
 from tensorboard.logdir.payloads import decode_image, decode_wav, tensor_to_numpy
@@ -334,9 +335,9 @@ def _hparams_frame(runs: list[RunData], pivot: bool, extra_columns: set, pd):
         for file_id, content in sorted(run.session_starts.items()):
             start = hparams_pb2.HParamsPluginData.FromString(content).session_start_info
             for name, value in start.hparams.items():
-                listed = value.ListFields()
+                python = hparam_value(value)
                 rows.append((_dir_name(run), os.path.basename(run.files[file_id]), name,
-                             listed[0][1] if listed else np.nan))
+                             np.nan if python is None else python))
     if not rows:
         return pd.DataFrame()
     use_dir, use_file = "dir_name" in extra_columns, "file_name" in extra_columns

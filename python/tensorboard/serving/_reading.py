@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tensorboard.events.record import CorruptEventFileError
+from tensorboard.events.record import CorruptEventFileError, not_an_event
 from tensorboard.events.scan import scan_spans
 from tensorboard.logdir.bulk import key_ids, plain_scalars
+from tensorboard.logdir.payloads import damaged_value_message
 from tensorboard.serving._migrate import migrate
 from tensorboard.serving._run import RunState
 
@@ -165,7 +166,29 @@ def one_by_one(run: RunState, state: FileState, buf: bytes, base: int, starts, e
         s, e = int(starts[i]), int(ends[i])
         try:
             event = parse(buf[s:e])
-        except Exception as err:  # protobuf's DecodeError: the record holds no Event
-            raise CorruptEventFileError(f"record is not an Event ({err})", base + s - 12, state.path) from None
-        for migrated in migrate(event, state.initial_metadata):
-            run.process_event(migrated)
+        except Exception as err:  # protobuf's DecodeError: the record holds no Event; its checks passed, so
+            run.report_damage((state.path, f"@{base + s - 12}"), not_an_event(state.path, base + s - 12, err))
+            continue  # the next record starts where it ends: only this one is lost
+        for migrated in migrate_values(run, state, event):
+            run.process_event(migrated, state.path)
+
+
+def migrate_values(run: RunState, state: FileState, event) -> list:
+    """The events upstream's migrations make of `event`; when they fail on a damaged value (a HistogramProto or
+    plugin content they can't read), each value alone, leaving out (and logging) those that fail."""
+    try:
+        return list(migrate(event, state.initial_metadata))
+    except Exception:  # the migrations raise what protobuf and NumPy raise: find the value(s) at fault
+        if not event.HasField("summary") or len(event.summary.value) == 0:
+            raise
+    kept = []
+    for value in event.summary.value:
+        single = type(event)(wall_time=event.wall_time, step=event.step)
+        single.summary.value.add().CopyFrom(value)
+        try:
+            kept.extend(migrate(single, state.initial_metadata))
+        except Exception as err:  # noqa: BLE001 (the same, for this value alone)
+            tag = value.tag or value.node_name
+            run.report_damage((state.path, tag), damaged_value_message(state.path, tag, f"upstream's migration "
+                                                                                         f"fails: {err}"))
+    return kept

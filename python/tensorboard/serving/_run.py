@@ -4,15 +4,18 @@ plugin, restarts purge by `logdir.purge`'s rules). Events reach it already migra
 dataclass_compat), or as bulk columns of plain scalars."""
 from __future__ import annotations
 
+import logging
 import threading
 
 import numpy as np
 
 from tensorboard.compat.proto import event_pb2, summary_pb2
+from tensorboard.logdir.payloads import DamagedValueError, check_plugin_content, check_tensor, damaged_value_message
 from tensorboard.logdir.purge import PLUGIN_ACCUMULATOR, PurgeRules
 from tensorboard.serving._series import Series
 
 _SCALAR = summary_pb2.DATA_CLASS_SCALAR
+logger = logging.getLogger(__name__)
 
 
 class RunState:
@@ -28,6 +31,7 @@ class RunState:
         self.plugins: dict[str, dict[str, bytes]] = {}  # plugin -> tag -> content (the first)
         self.series: dict[str, Series] = {}
         self.first_wall: float | None = None
+        self.damaged: set[tuple[str, str]] = set()  # (file, tag or record) of the damage logged
         self.rules = PurgeRules(self._purge_tags, PLUGIN_ACCUMULATOR)  # restarts, as upstream's server tells them
 
     def __getstate__(self) -> dict:  # a preload worker sends runs to the server (serving._preload)
@@ -54,8 +58,9 @@ class RunState:
                 series.purge_from(step)
 
     # -- events decoded by protobuf (already migrated) -------------------------------------------
-    def process_event(self, event: event_pb2.Event) -> None:
-        """One migrated Event, handled as upstream's plugin EventAccumulator handles it."""
+    def process_event(self, event: event_pb2.Event, path: str = "") -> None:
+        """One migrated Event, handled as upstream's plugin EventAccumulator handles it; a damaged value
+        (logdir.payloads.check_tensor) is left out and logged once per file (`path`) and tag."""
         if self.first_wall is None:
             self.first_wall = event.wall_time
         if self._purge:
@@ -63,29 +68,38 @@ class RunState:
         if not event.HasField("summary"):
             return
         for value in event.summary.value:
-            if value.HasField("metadata") and value.tag not in self.metadata:
-                self.metadata[value.tag] = value.metadata
-                plugin = value.metadata.plugin_data
-                if plugin.plugin_name:
-                    self.plugins.setdefault(plugin.plugin_name, {})[value.tag] = plugin.content
-            if value.HasField("tensor"):
-                self._add_tensor(value.tag or value.node_name, event.step, event.wall_time, value.tensor)
+            try:
+                self._add_value(value, event.step, event.wall_time)
+            except DamagedValueError as err:
+                tag = value.tag or value.node_name
+                self.report_damage((path, tag), damaged_value_message(path or self.name, tag, err))
 
-    def _add_tensor(self, tag: str, step: int, wall: float, tensor) -> None:
+    def _add_value(self, value, step: int, wall: float) -> None:
+        tag = value.tag or value.node_name
+        if value.HasField("metadata") and value.tag not in self.metadata:
+            plugin = value.metadata.plugin_data
+            check_plugin_content(plugin.plugin_name, plugin.content)
+            self.metadata[value.tag] = value.metadata
+            if plugin.plugin_name:
+                self.plugins.setdefault(plugin.plugin_name, {})[value.tag] = plugin.content
+        if not value.HasField("tensor"):
+            return
+        meta = self.metadata.get(tag)
+        size = check_tensor(value.tensor, meta.plugin_data.plugin_name if meta is not None else "")
         series = self.series.get(tag)
         if series is None:
-            meta = self.metadata.get(tag)
             series = self._new_series(tag, meta is not None and meta.data_class == _SCALAR
-                                      and _is_float_scalar(tensor))
+                                      and size == 1 and _is_float_scalar(value.tensor))
         if series.numeric:
-            from tensorboard.util import tensor_util
-
-            series.add_many([step], [wall], [float(tensor_util.make_ndarray(tensor).item())])
+            series.add_many([step], [wall], [_float_of(value.tensor, size)])
         else:
-            size = 1
-            for dim in tensor.tensor_shape.dim:
-                size *= dim.size
-            series.add_many([step], [wall], blobs=[tensor.SerializeToString()], lengths=[size])
+            series.add_many([step], [wall], blobs=[value.tensor.SerializeToString()], lengths=[size])
+
+    def report_damage(self, key: tuple[str, str], line: str) -> None:
+        """Logs `line` once per `key` (file, tag or record): a damaged value or record was left out."""
+        if key not in self.damaged:
+            self.damaged.add(key)
+            logger.warning(line)
 
     # -- plain scalars, column-wise ---------------------------------------------------------------
     def can_take_scalars(self, tag: str) -> bool:
@@ -122,6 +136,19 @@ class RunState:
     def _scalar_series(self, tag: str) -> Series:
         series = self.series.get(tag)
         return series if series is not None else self._new_series(tag, True)
+
+
+def _float_of(tensor, size: int) -> float:
+    """The one number of a numeric series' tensor (checked: its bytes hold `size` elements); DamagedValueError
+    when it holds none or many, as a series of floats takes only scalars."""
+    if size != 1:
+        raise DamagedValueError(f"a scalar holds exactly one number, this one {size}")
+    from tensorboard.util import tensor_util
+
+    try:
+        return float(tensor_util.make_ndarray(tensor).reshape(-1)[0])
+    except (ValueError, TypeError, IndexError) as err:
+        raise DamagedValueError(f"a scalar that does not decode ({err})") from None
 
 
 def _is_float_scalar(tensor) -> bool:

@@ -63,7 +63,7 @@ def write_logdir(path: str, runs: int) -> None:
                 writer.add_scalar(TAG, 1.0 / (step + 1 + r), step)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -135,7 +135,7 @@ def _scalars(url: str, run: str):
 
 def serve(path: str, logdir: str, runs: list[str], python: str, workdir: str) -> dict:
     """Start a server on `path`, time the complete load and a reload, and stop it."""
-    port = _free_port()
+    port = free_port()
     url = "http://127.0.0.1:%d" % port
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     log = open(os.path.join(workdir, "%s.log" % path), "wb")
@@ -175,19 +175,24 @@ def serve(path: str, logdir: str, runs: list[str], python: str, workdir: str) ->
         first = _scalars(url, runs[len(runs) // 2])
         result["complete"] = first is not None and len(first) == POINTS
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # a leftover data server
-        except ProcessLookupError:
-            pass
+        stop_server(proc)
         log.close()
     return result
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    """SIGTERM to the server's process group, SIGKILL after 30 s, and SIGKILL to a leftover data server."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 _APPENDED = {}

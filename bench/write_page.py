@@ -271,7 +271,20 @@ def errors_text(extra: dict) -> str:
 
 
 KNOWN_EXTRAS = ("histogram_dists.py", "read.py", "async_log.py", "jax_step_overhead.py", "startup.py", "soak.py",
-                "first_call.py", "report_export.py", "serving.py", "sweeps.py", "reduce.py")
+                "first_call.py", "report_export.py", "serving.py", "sweeps.py", "reduce.py", "auth_load.py")
+
+
+def access_section(extra: dict | None) -> str:
+    title = "## Many clients with the token (`bench/auth_load.py`)\n\n"
+    if not has_result(extra) or "token_rps" not in extra:
+        return title + not_run(extra)
+    rows = [["`--auth none`", fmt(extra["none_rps"], unit=" requests/s")],
+            ["`--auth token` (`Authorization: Bearer` on every request)", fmt(extra["token_rps"], unit=" requests/s")],
+            ["ratio (token / none)", ratio(extra["ratio"])], ["answers that were not a 200", str(extra["errors"])]]
+    return (title + f"{extra['clients']} clients × {extra['requests_per_client']} requests on one server of "
+            f"{extra['runs']} runs × {extra['points']} scalars while a writer appends, {reps_text(extra)}, "
+            f"alternating. Goal: no errors, and with the token at least 95% of the throughput without it (met: "
+            f"{yes_no(extra.get('target_met'))}).\n\n" + table(["", ""], rows))
 
 
 def other_extras_section(extras: dict) -> str:
@@ -302,7 +315,7 @@ def render(results: dict, read_results: dict | None) -> str:
              machine_section(results), writing_section(results), histogram_section(extras.get("histogram_dists.py")),
              reading_section(read_results, extras.get("read.py")), report_section(extras.get("report_export.py")),
              serving_section(extras.get("serving.py")), sweeps_section(extras.get("sweeps.py")),
-             reduce_section(extras.get("reduce.py")),
+             reduce_section(extras.get("reduce.py")), access_section(extras.get("auth_load.py")),
              async_section(extras.get("async_log.py")),
              first_call_section(extras.get("first_call.py")), step_overhead_section(extras.get("jax_step_overhead.py")),
              startup_soak_section(extras.get("startup.py"), extras.get("soak.py")), other_extras_section(extras),

@@ -12,7 +12,8 @@ from upstream import REPO
 from tensorboard import _aliases
 
 PACKAGE = REPO / "python" / "tensorboard"
-TOP_LEVEL_MODULES = {"__init__.py", "_aliases.py", "_version.py", "upstream_path.py", "writer.py", "mxboard.py",
+TOP_LEVEL_MODULES = {"__init__.py", "_aliases.py", "_upstream_hooks.py", "_version.py", "upstream_path.py", "writer.py",
+                     "mxboard.py",
                      "projector.py", "distributed.py", "process.py"}
 
 

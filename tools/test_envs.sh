@@ -25,6 +25,19 @@ pins() { mkdir -p "$1" && python3 tools/compat_table.py constraints "$1" > "$1/p
 stamp_ok() { [ -f "$1/.deps-stamp" ] && [ "$(cat "$1/.deps-stamp")" = "$2" ]; }
 stamp() { echo "$2" > "$1/.deps-stamp"; }
 
+# -- system tools the tests run: Debian's nginx (the reverse proxy in front of the server in
+#    tests/serving/test_proxy.py) and openssl (the self-signed certificate of the HTTPS test) ---------
+SYSTEM_TOOLS=()
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || SYSTEM_TOOLS+=(nginx-light)
+command -v openssl >/dev/null || SYSTEM_TOOLS+=(openssl)
+if [ "${#SYSTEM_TOOLS[@]}" -gt 0 ]; then
+  log "apt-get install ${SYSTEM_TOOLS[*]} (the tests' reverse proxy and certificates)"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq || die "apt-get update failed"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${SYSTEM_TOOLS[@]}" >/dev/null \
+    || die "apt-get install ${SYSTEM_TOOLS[*]} failed"
+fi
+
 # -- main env ------------------------------------------------------------------------------------
 [ -x .venv/bin/python ] || die ".venv is missing: run 'make install' (installer.sh) first"
 MAIN_DEPS="pytest pytest-timeout hypothesis crc32c numpy pillow matplotlib scikit-learn jax jaxlib flax onnx \
@@ -77,7 +90,7 @@ fi
 # .venv-ecosystem: CPU torch first (a constraint keeps every later install on it), then OUR wheel as
 # the `tensorboard` distribution, then Lightning, transformers, accelerate, tbparse and IPython from
 # PyPI, which must keep our wheel (they depend on `tensorboard`). Restamped when the wheel changes.
-ECO_DEPS="lightning==2.6.* transformers==5.* accelerate==1.* tbparse==0.0.9 ipython==9.* pandas moviepy==1.0.3 matplotlib"
+ECO_DEPS="lightning==2.6.* transformers==5.* accelerate==1.* tbparse==0.0.9 ipython==9.* ipykernel nbclient nbformat pandas moviepy==1.0.3 matplotlib"
 OUR_WHEEL=$(ls -t dist/tensorboard-*+standalone*.whl 2>/dev/null | head -n1 || true)
 [ -n "$OUR_WHEEL" ] || die "no dist/tensorboard-*+standalone*.whl: run 'make install' first"
 ECO_STAMP="$ECO_DEPS $TORCH_WHEEL $(sha256sum "$OUR_WHEEL" | cut -d' ' -f1)"

@@ -6,10 +6,11 @@ upstream TensorBoard (`tensorboard.notebook`, `tensorboard.program`, `tensorboar
 `tensorboard.backend.event_processing`, ...) resolves too, from the copy inside this wheel,
 and loads only when used.
 """
-from tensorboard import _aliases, upstream_path
+from tensorboard import _aliases, _upstream_hooks, upstream_path
 from tensorboard._version import __version__
 
 _aliases.install()  # tensorboard.event_file, tensorboard.storage, ...: the paths before the layers
+_upstream_hooks.install()  # tensorboard.program's servers obey serving.access
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:

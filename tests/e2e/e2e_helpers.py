@@ -175,14 +175,16 @@ def start_server(venv, logdir, tmp_path, *flags, env_extra=None):
     return wait_until_serving(Server(proc, port, log_path), STARTUP_DEADLINE_S)
 
 
-def wait_until_serving(server, deadline_s):
-    """`server` once it answers /data/plugins_listing; its log in the error if it exits or hangs (then stopped)."""
+def wait_until_serving(server, deadline_s, answers=None):
+    """`server` once `answers(server)` (default: /data/plugins_listing gives a 200); its log in the error if it
+    exits or hangs (then stopped)."""
+    answers = answers or (lambda server: http_get(server.url + "/data/plugins_listing")[0] == 200)
     deadline = time.monotonic() + deadline_s
     while True:
         if server.proc.poll() is not None:
             raise AssertionError("launcher exited with %s:\n%s" % (server.proc.returncode, server.log()))
         try:
-            if http_get(server.url + "/data/plugins_listing")[0] == 200:
+            if answers(server):
                 return server
         except OSError:
             pass

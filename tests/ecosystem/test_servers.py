@@ -182,3 +182,38 @@ def test_ipython_magic_without_host_finds_and_reuses_its_server(tmp_path):
         print(json.dumps({{"found": len(infos), "again": type(again).__name__}}))
     """)
     assert out["found"] == 1 and out["again"] == "StartReused"
+
+
+def test_tensorboard_magic_in_a_jupyter_kernel_is_answered_as_the_notebook_asks(tmp_path):
+    """`%tensorboard` in a real Jupyter kernel (nbclient): the cell shows the frame of the server on its port, and
+    the server answers what that frame asks (Host `localhost:PORT`) while refusing a forged host."""
+    port = free_port()
+    run_eco(WRITE, tmp_path)
+    try:
+        out = run_eco(f"""
+            import json, urllib.error, urllib.request
+            import nbformat
+            from nbclient import NotebookClient
+            cells = ["%load_ext tensorboard", "%tensorboard --logdir logs --port {port}"]
+            notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell) for cell in cells])
+
+            def status(host):
+                request = urllib.request.Request("http://127.0.0.1:{port}/data/runs", headers={{"Host": host}})
+                try:
+                    with urllib.request.urlopen(request, timeout=30) as response:
+                        return response.status
+                except urllib.error.HTTPError as err:
+                    return err.code
+
+            client = NotebookClient(notebook, timeout=300, kernel_name="python3")
+            with client.setup_kernel():  # the server lives as long as the kernel that started it
+                for index, cell in enumerate(notebook.cells):
+                    client.execute_cell(cell, index)
+                shown = json.dumps([output.get("data", {{}}) for output in notebook.cells[1].outputs])
+                answers = {{"local": status("localhost:{port}"), "forged": status("attacker.example")}}
+            print(json.dumps({{"frame": "iframe" in shown and "{port}" in shown, **answers}}))
+        """, tmp_path, TMPDIR=own_info_dir(tmp_path))
+    finally:
+        stop_own_servers(tmp_path)
+    assert_server_gone(tmp_path)
+    assert out == {"frame": True, "local": 200, "forged": 403}

@@ -4,6 +4,8 @@ servers on 127.0.0.1 started from the source tree's launcher: ours (the default,
 `--data_provider=multiplexer` (upstream's Python loader). Every process started here is stopped here."""
 from __future__ import annotations
 
+import http.client
+import ssl
 import subprocess
 import sys
 import time
@@ -23,9 +25,11 @@ RELOAD_S = 1  # --reload_interval of the test servers
 DEADLINE_S = 120  # guards against a hang only
 
 
-def start_launcher(logdir: Path, tmp: Path, *flags: str, env_extra=None, python: str = sys.executable) -> Server:
+def start_launcher(logdir: Path, tmp: Path, *flags: str, env_extra=None, python: str = sys.executable,
+                   answers=None) -> Server:
     """Our launcher (tools/launcher/main.py, from source) serving `logdir` on `python` (an interpreter whose
-    environment has the renderer: ours by default); waits until it answers."""
+    environment has the renderer: ours by default); waits until it answers (`answers(server)`: see
+    wait_until_serving)."""
     port = free_port()
     log_path = tmp / ("server-%d.log" % port)
     with open(log_path, "wb") as log:
@@ -34,7 +38,26 @@ def start_launcher(logdir: Path, tmp: Path, *flags: str, env_extra=None, python:
              "--reload_interval=%d" % RELOAD_S, *flags],
             cwd=str(tmp), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             env=clean_env(**(env_extra or {})), start_new_session=True)
-    return wait_until_serving(Server(proc, port, log_path), DEADLINE_S)
+    return wait_until_serving(Server(proc, port, log_path), DEADLINE_S, answers)
+
+
+def send(port: int, path: str, headers: dict | None = None, method: str = "GET", body: bytes | None = None,
+            tls: ssl.SSLContext | None = None):
+    """(status, headers, body) of one request to 127.0.0.1:`port`, with exactly the `Host` given (if any)."""
+    connection = (http.client.HTTPSConnection("127.0.0.1", port, context=tls, timeout=60) if tls
+                  else http.client.HTTPConnection("127.0.0.1", port, timeout=60))
+    try:
+        headers = dict(headers or {})
+        connection.putrequest(method, path, skip_host="Host" in headers, skip_accept_encoding=True)
+        for name, value in headers.items():
+            connection.putheader(name, value)
+        if body is not None:
+            connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body)
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()
 
 
 def _write(kind: str, logdir: Path) -> None:

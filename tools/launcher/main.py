@@ -9,7 +9,8 @@ package, which is also called `tensorboard` and is installed in site-packages:
   refuses to start if `import tensorboard` resolves anywhere else;
 * the projector plugin (registered upstream through package metadata that the
   isolated copy does not ship) is added to the plugin list explicitly;
-* the server binds 127.0.0.1 unless `--host` or `--bind_all` is given;
+* the server binds 127.0.0.1 unless `--host` or `--bind_all` is given, and answers only the hosts and
+  clients tensorboard.serving.access lets through (--allowed_hosts, --auth, --certfile/--keyfile);
 * an `s3://` logdir with `--load_fast=true` is served with `--load_fast=false`
   instead, with a note (the Rust data server cannot read S3);
 * `--version` prints our version alone on one line, as upstream prints its own;
@@ -288,13 +289,15 @@ def start_preload(args):
     preload.start_for(args)
 
 
-def data_path_loaders(program):
-    """The --data_provider flag's loader, with upstream's program patched to honour it (our reader
-    serves wherever upstream would use its Python loader)."""
-    from tensorboard.serving import paths  # pylint: disable=import-outside-toplevel  (ours, via the renderer's path)
+def our_flag_loaders(program):
+    """The loaders of our flags, with upstream's program patched to honour them: --data_provider (our reader
+    serves wherever upstream would use its Python loader) and the access flags (--allowed_hosts, --auth, HTTPS),
+    which every server it builds obeys."""
+    from tensorboard.serving import access, paths  # pylint: disable=import-outside-toplevel  (ours)
 
     paths.install(program)
-    return [paths.DataPathFlag()]
+    access.install(program)
+    return [paths.DataPathFlag(), access.AccessFlags()]
 
 
 SUBCOMMANDS = ("export", "reduce")  # ours, each a module of tensorboard.cli
@@ -349,7 +352,7 @@ def main(argv=None):
     with stderr_without(TF_MISSING_LINE):
         main_lib.global_init()
     enable_our_modules(workspace_root, renderer)
-    server = program.TensorBoard(plugins=renderer_plugins() + data_path_loaders(program))
+    server = program.TensorBoard(plugins=renderer_plugins() + our_flag_loaders(program))
 
     def configure(argv):
         # The info file's cache key must come from the user's own arguments (what `%tensorboard`

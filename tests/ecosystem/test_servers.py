@@ -149,7 +149,7 @@ def test_program_tensorboard_in_process(tmp_path):
     run_eco(WRITE, tmp_path)
     port = free_port()
     out = run_eco(f"""
-        import json, time, urllib.request
+        import json, time, urllib.error, urllib.request
         from tensorboard import program
         tb = program.TensorBoard()
         tb.configure(argv=[None, "--logdir", "logs", "--port", "{port}", "--host", "127.0.0.1", "--load_fast", "false"])
@@ -163,10 +163,16 @@ def test_program_tensorboard_in_process(tmp_path):
             time.sleep(0.5)
         with urllib.request.urlopen(url + "data/plugins_listing", timeout=30) as resp:
             plugins = sorted(json.loads(resp.read()))
-        print(json.dumps({{"url": url, "tags": tags, "plugins": plugins}}))
+        forged = urllib.request.Request(url + "data/runs", headers={{"Host": "attacker.example"}})
+        try:
+            forged_status = urllib.request.urlopen(forged, timeout=30).status
+        except urllib.error.HTTPError as err:
+            forged_status = err.code
+        print(json.dumps({{"url": url, "tags": tags, "plugins": plugins, "forged": forged_status}}))
     """, tmp_path)  # the server thread ends with the interpreter
     assert out["url"] == f"http://127.0.0.1:{port}/"
     assert "loss" in out["tags"]["run"] and "projector" in out["plugins"]
+    assert out["forged"] == 403  # an embedded server keeps the Host rule (tensorboard.serving.access)
 
 
 def test_ipython_magic_without_host_finds_and_reuses_its_server(tmp_path):

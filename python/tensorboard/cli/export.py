@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tensorboard.cli.messages import one_line_warnings
+
 
 def wants_page(argv: list[str]) -> bool:
     """True when --out names an .html file."""
@@ -16,11 +18,12 @@ def wants_page(argv: list[str]) -> bool:
 def main(argv: list[str] | None = None) -> int:
     """Runs `tensorboard export ARGV`; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if wants_page(argv):
-        from tensorboard.report.cli import main as page
-        return page(argv)
-    from tensorboard.reader.export import main as table
-    return table(argv)
+    with one_line_warnings("tensorboard export"):
+        if wants_page(argv):
+            from tensorboard.report.cli import main as page
+            return page(argv)
+        from tensorboard.reader.export import main as table
+        return table(argv)
 
 
 if __name__ == "__main__":

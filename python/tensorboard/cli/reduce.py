@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 
+from tensorboard.cli.messages import one_line_warnings
 from tensorboard.events.bulk import scalar_records
 from tensorboard.events.file_names import event_file_name, header_record
 from tensorboard.events.record import frame as frame_record
@@ -138,6 +139,12 @@ def _band(rows, band: str):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Runs `tensorboard reduce ARGV` (its warnings one line each)."""
+    with one_line_warnings("tensorboard reduce"):
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     """Runs `tensorboard reduce ARGV`.
 
     Args:

@@ -76,8 +76,9 @@ def check_tensor(tensor, plugin: str = "") -> int:
         if count > SPLAT_FACTOR * max(present, 1):
             raise DamagedValueError(f"its shape declares {count} elements for {present} values")
     rule = _PLUGIN_SHAPES.get(plugin)
-    if rule is not None and not rule[0]([d.size for d in tensor.tensor_shape.dim], count, tensor.dtype):
-        raise DamagedValueError(f"{rule[1]}, not shape {[d.size for d in tensor.tensor_shape.dim]}")
+    shape = [d.size for d in tensor.tensor_shape.dim]
+    if rule is not None and not rule[0](shape, count, tensor.dtype):
+        raise DamagedValueError(f"{rule[1]}, not shape {shape}" + (" of strings" if tensor.dtype == _STRING else ""))
     return count
 
 

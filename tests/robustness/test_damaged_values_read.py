@@ -125,3 +125,17 @@ def test_declared_sizes_are_bounded_by_the_bytes_present():
             check_tensor(damaged)
     with pytest.raises(DamagedValueError, match="exactly one number"):
         check_tensor(_tensor([0]), "scalars")
+
+
+def test_upstream_reads_the_healthy_values_we_read(logdirs):
+    """Upstream's reader on the clean twin (it stops at a record that is no Event, so not on the damaged logdir)
+    sees every healthy run's curve as our reader sees it in the damaged logdir."""
+    from upstream import upstream_read
+
+    damaged, clean = logdirs
+    theirs = upstream_read(clean)["runs"]
+    ours, _ = read(damaged, "scalars")
+    for run in ("b_good", "c_good", *(f"bad_{case}" for case in CASES)):
+        rows = ours[(ours["dir_name"] == run) & (ours["tag"] == "loss")]
+        assert [(step, pytest.approx(value)) for step, _, value in theirs[run]["scalars"]["loss"]] == \
+            list(zip(rows["step"], rows["value"])), run

@@ -18,6 +18,6 @@ print("google.protobuf" in sys.modules, "tensorboard.writer" in sys.modules)
 def test_import_tensorboard_loads_only_the_package_itself():
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(REPO / "python"), "PATH": "/usr/bin:/bin"}).stdout.splitlines()
-    assert out[0].split() == ["tensorboard", "tensorboard._aliases", "tensorboard._version",
-                              "tensorboard.upstream_path"]
+    assert out[0].split() == ["tensorboard", "tensorboard._aliases", "tensorboard._upstream_hooks",
+                              "tensorboard._version", "tensorboard.upstream_path"]
     assert out[1] == "True True"

@@ -34,13 +34,14 @@ demo: install
 # Browser tests need chromium (apt); the installer adds it with --with-browser.
 test: INSTALL_FLAGS = --with-browser
 # TB_STRICT=1: a skipped test fails the run; REQUIRE_MXNET=1: MXNet tests never skip.
-# Beside it, on the other core, the core suite on every other supported Python, one after another
-# (tools/test_pythons.py; its lines come after pytest's); then a check that testing left the checkout as it
-# was (tools/check_clean.sh).
+# Beside it, on the other core, the venvs of every other supported Python (tools/matrix_envs.sh), then the
+# core suite on each, one after another (tools/test_pythons.py; its lines come after pytest's); then a check
+# that testing left the checkout as it was (tools/check_clean.sh).
 test: install
 	bash tools/check_clean.sh save
 	bash tools/test_envs.sh
-	@$(VENV)/bin/python tools/test_pythons.py run --parallel 1 > artifacts/test_pythons.out 2>&1 & matrix=$$!; \
+	@{ bash tools/matrix_envs.sh && $(VENV)/bin/python tools/test_pythons.py run --parallel 1; } \
+	  > artifacts/test_pythons.out 2>&1 & matrix=$$!; \
 	trap 'kill $$matrix 2>/dev/null' EXIT; \
 	TB_STRICT=1 REQUIRE_MXNET=1 $(VENV)/bin/python -m pytest -q tests; status=$$?; \
 	wait $$matrix; matrix_status=$$?; trap - EXIT; cat artifacts/test_pythons.out; \

@@ -1,7 +1,7 @@
 """docs/compatibility.md: the versions of Python and the libraries around the logger that the test
 environments hold, as each environment's own importlib.metadata reports them.
 
-The page is also the pin list of those libraries: tools/test_envs.sh and tools/envs/pythons.sh install
+The page is also the pin list of those libraries: tools/test_envs.sh and tools/matrix_envs.sh install
 with its versions as pip constraints, and tests/tools/test_compat_table.py checks that every environment
 still reports them, so `make test` leaves the page as it is. After upgrading a test environment, rewrite
 the page with `python3 tools/compat_table.py`.

@@ -1,5 +1,5 @@
 """The Python matrix: the core suite (writers, reader, serving, report, docs examples) on every supported
-Python other than .venv's, each in its own venv (tools/envs/pythons.sh makes them).
+Python other than .venv's, each in its own venv (tools/matrix_envs.sh makes them).
 
 Usage: test_pythons.py versions        the matrix's versions, space-separated
        test_pythons.py interpreter V   the path of an interpreter for Python V (PATH or pyenv), else exit 1
@@ -9,6 +9,7 @@ Usage: test_pythons.py versions        the matrix's versions, space-separated
 from __future__ import annotations
 
 import glob
+import importlib.util
 import os
 import re
 import shutil
@@ -57,6 +58,24 @@ def venv(version: str) -> Path:
     return REPO / f".venv-py{version}"
 
 
+def stated_versions_differ(todo: list[str]) -> dict[str, dict]:
+    """{version: {package: (stated, installed)}} of the matrix venvs whose versions differ from the page's (the
+    main suite's tests/tools/test_compat_table.py checks the other venvs; these are made beside it)."""
+    spec = importlib.util.spec_from_file_location("compat_table", REPO / "tools" / "compat_table.py")
+    compat_table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compat_table)
+    page = compat_table.parse((REPO / "docs" / "compatibility.md").read_text(encoding="utf-8"))
+    out = {}
+    for version in todo:
+        name = f".venv-py{version}"
+        stated, installed = page.get(name, {}), compat_table.env_versions(name)
+        differences = {p: (stated.get(p), installed.get(p)) for p in set(stated) | set(installed)
+                       if stated.get(p) != installed.get(p)}
+        if differences:
+            out[version] = differences
+    return out
+
+
 def _start(version: str) -> tuple[subprocess.Popen, float]:
     """Starts the core suite under `version`'s venv, its output into artifacts/pythons/."""
     LOGS.mkdir(parents=True, exist_ok=True)
@@ -69,10 +88,17 @@ def _start(version: str) -> tuple[subprocess.Popen, float]:
 
 
 def run(parallel: int = PARALLEL) -> int:
-    """Runs the matrix, `parallel` suites at a time; prints one line per version; non-zero if any failed."""
+    """Runs the matrix, `parallel` suites at a time; prints one line per version; non-zero if any failed or if
+    a venv does not hold the versions docs/compatibility.md states."""
     todo = [v for v in versions() if (venv(v) / "bin" / "python").exists()]
     for missing in sorted(set(versions()) - set(todo)):
         print(f"test_pythons: Python {missing}: no venv (no interpreter on this machine): not run")
+    stale = stated_versions_differ(todo)
+    for version, differences in stale.items():
+        print(f"test_pythons: Python {version}: .venv-py{version} is not as docs/compatibility.md states: "
+              f"{differences}")
+    if stale:
+        return 1
     running: dict[str, tuple[subprocess.Popen, float]] = {}
     failed = []
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stopped: stop the suites it started (finally)

@@ -76,7 +76,7 @@ setup(
     long_description=read_readme(),
     long_description_content_type="text/markdown",
     license="Apache-2.0",
-    # The Pythons `make test` runs the core suite on (tools/envs/pythons.sh, docs/compatibility.md).
+    # The Pythons `make test` runs the core suite on (tools/matrix_envs.sh, docs/compatibility.md).
     python_requires=">=3.10",
     packages=sorted(
         find_namespace_packages(include=["tensorboard", "tensorboard.*"])

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The Python matrix (idempotent): a venv per supported Python other than .venv's, each holding our wheel
 # and the core suite's dependencies (no frameworks: torch's CPU wheel exists for one Python only).
-# tools/test_pythons.sh runs the core suite in each. An interpreter comes from the PATH (python3.X) or
-# pyenv; a version neither provides is left out, in one line.
+# tools/test_pythons.py runs the core suite in each. An interpreter comes from the PATH (python3.X) or
+# pyenv; a version neither provides is left out, in one line. `make test` runs this beside the main suite,
+# on the other core, before the matrix itself; the matrix then checks that each venv holds the versions
+# docs/compatibility.md states (tools/test_pythons.py), as the main suite checks them for the other venvs.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 log() { echo "pythons: $*"; }
 
 MATRIX_DEPS="pytest pytest-timeout hypothesis crc32c numpy pillow matplotlib ml_dtypes moto[server] waitress s3fs \

@@ -139,13 +139,7 @@ def _band(rows, band: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Runs `tensorboard reduce ARGV` (its warnings one line each)."""
-    with one_line_warnings("tensorboard reduce"):
-        return _main(argv)
-
-
-def _main(argv: list[str] | None) -> int:
-    """Runs `tensorboard reduce ARGV`.
+    """Runs `tensorboard reduce ARGV`; each warning (a damaged value, a truncated file) is one line on stderr.
 
     Args:
         argv: The command line's arguments; None: `sys.argv[1:]`.
@@ -153,6 +147,12 @@ def _main(argv: list[str] | None) -> int:
     Returns:
         The exit status: 0 done, 1 reading or writing failed, 2 invalid arguments.
     """
+    with one_line_warnings("tensorboard reduce"):
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
+    """`main` within one-line warnings."""
     args = parser().parse_args(argv)
     try:
         ops = check_ops(args.ops, "--ops")

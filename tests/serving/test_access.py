@@ -193,6 +193,14 @@ def test_bad_access_flags_are_refused_naming_the_flag(logdir, tmp_path, flags, m
 
 # -- the rule's pieces ---------------------------------------------------------------------------------------
 
+def test_allowed_hosts_are_names_or_addresses():
+    assert access.parse_allowed_hosts("TB.example.org., *.corp.example, [::1], 10.0.0.1, *") == \
+        frozenset({"tb.example.org", ".corp.example", "::1", "10.0.0.1", "*"})
+    for bad in ("http://tb.example", "tb.example:8080", "tb example", "a/b", "user@tb.example"):
+        with pytest.raises(ValueError, match="--allowed_hosts: .* is not a host name"):
+            access.parse_allowed_hosts(bad)
+
+
 def test_split_host():
     assert access.split_host("Example.ORG:8080") == "example.org"
     assert access.split_host("[::1]:6006") == "::1"

@@ -89,27 +89,30 @@ def split_host(header: str) -> str:
 
 
 def parse_allowed_hosts(value: str | None) -> frozenset[str]:
-    """`--allowed_hosts a.example,.corp.example,*`: the names, lower-case; a ValueError names a bad one."""
-    if not value:
-        return frozenset()
+    """`--allowed_hosts a.example,.corp.example,*`: the names, lower-case (`*.corp.example` is `.corp.example`);
+    a ValueError names a bad one."""
     names = set()
-    for raw in value.split(","):
+    for raw in (value or "").split(","):
         name = raw.strip().lower().rstrip(".")
+        if name.startswith("*."):  # the usual spelling of a domain and its subdomains
+            name = name[1:]
         if not name:
             continue
-        if name != "*" and (any(c in name for c in "/ @?#") or ":" in name.strip("[]") and "[" not in name
-                            and not _is_address(name)):
+        if not _is_host_pattern(name):
             raise ValueError(f"--allowed_hosts: {raw.strip()!r} is not a host name (give names without scheme, "
                              "port or path, such as tb.example.com or .example.com)")
         names.add(name.strip("[]"))
     return frozenset(names)
 
 
-def _is_address(name: str) -> bool:
+def _is_host_pattern(name: str) -> bool:
+    """`*`, an IP address (IPv6 with or without brackets), or a name (`.` first for its subdomains too)."""
+    if name == "*":
+        return True
     try:
         ipaddress.ip_address(name.strip("[]"))
     except ValueError:
-        return False
+        return not any(c in name for c in "/ @?#:[]*")
     return True
 
 

@@ -155,14 +155,16 @@ class RunData:
     def _process_value(self, value, step: int, wall: float, file_id: int) -> None:
         if value.HasField("metadata"):
             plugin = value.metadata.plugin_data
-            if value.tag not in self.metadata_tags:
+            first = value.tag not in self.metadata_tags
+            session_start = value.tag == SESSION_START_TAG and plugin.plugin_name == "hparams"
+            if first or session_start:  # content that is kept: decoded once, here
                 check_plugin_content(plugin.plugin_name, plugin.content)
+            if first:
                 self.metadata_tags.add(value.tag)
                 if plugin.plugin_name:
                     self.plugin_content.setdefault(plugin.plugin_name, {})[value.tag] = plugin.content
                     self.tag_plugins[value.tag] = plugin.plugin_name
-            if value.tag == SESSION_START_TAG and plugin.plugin_name == "hparams":
-                check_plugin_content(plugin.plugin_name, plugin.content)
+            if session_start:
                 self.session_starts.setdefault(file_id, plugin.content)  # tbparse: one per file
         kind = value.WhichOneof("value")
         if kind == "tensor":

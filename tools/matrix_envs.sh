@@ -27,16 +27,15 @@ for version in $(python3 tools/test_pythons.py versions); do
     rm -rf "$venv"
     "$interpreter" -m venv "$venv"
     python3 tools/compat_table.py constraints "$venv" > "$venv/constraints.txt"
-    "$venv/bin/python" -m pip install -q --upgrade pip
-    "$venv/bin/python" -m pip install -q -c "$venv/constraints.txt" "$OUR_WHEEL" $MATRIX_DEPS
+    bash tools/pip_install.sh "$venv" -c "$venv/constraints.txt" "$OUR_WHEEL" $MATRIX_DEPS
     echo "$stamp" > "$venv/.deps-stamp"
     rm -f "$venv/.wheel-stamp"
   fi
   wheel_sha=$(sha256sum "$OUR_WHEEL" | cut -d' ' -f1)
   if [ "$(cat "$venv/.wheel-stamp" 2>/dev/null)" != "$wheel_sha" ]; then
     log "installing $OUR_WHEEL into $venv"
-    "$venv/bin/python" -m pip install -q -c "$venv/constraints.txt" "$OUR_WHEEL"
-    "$venv/bin/python" -m pip install -q --force-reinstall --no-deps "$OUR_WHEEL"
+    bash tools/pip_install.sh "$venv" -c "$venv/constraints.txt" "$OUR_WHEEL"
+    bash tools/pip_install.sh "$venv" --reinstall --no-deps "$OUR_WHEEL"
     echo "$wheel_sha" > "$venv/.wheel-stamp"
   fi
 done

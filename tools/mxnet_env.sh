@@ -41,8 +41,7 @@ fi
 if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
-"$VENV/bin/python" -m pip install -q --upgrade pip
-"$VENV/bin/python" -m pip install -q "${PACKAGES[@]}"
+bash tools/pip_install.sh "$VENV" "${PACKAGES[@]}"
 if ! check; then
   echo "mxnet_env: mxnet does not import in $VENV:" >&2
   "$VENV/bin/python" -c "import mxnet" >&2 || true

@@ -15,5 +15,5 @@ fi
 echo "pinned_venv: creating $VENV ($DEPS)"
 rm -rf "$VENV"
 python3 -m venv "$VENV"
-"$VENV/bin/pip" install -q "$@" 2> >(grep -v "is ignored: it is neither" >&2)
+bash tools/pip_install.sh "$VENV" "$@"
 echo "$DEPS" > "$VENV/.deps-stamp"

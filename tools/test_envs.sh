@@ -44,7 +44,7 @@ MAIN_DEPS="pytest pytest-timeout hypothesis crc32c numpy pillow matplotlib sciki
 moto[server] waitress s3fs fsspec boto3 obstore==0.12.1 playwright requests psutil keras dask[dataframe] distributed ruff"
 if ! stamp_ok .venv "$MAIN_DEPS $TORCH_WHEEL"; then
   log "installing test dependencies into .venv"
-  .venv/bin/pip install -q -c "$(pins .venv)" "$TORCH_WHEEL" $MAIN_DEPS
+  bash tools/pip_install.sh .venv -c "$(pins .venv)" "$TORCH_WHEEL" $MAIN_DEPS
   stamp .venv "$MAIN_DEPS $TORCH_WHEEL"
 fi
 
@@ -54,7 +54,7 @@ if ! stamp_ok .venv-upstream "$UP_DEPS $TORCH_WHEEL"; then
   log "creating .venv-upstream ($UP_DEPS, torch from $TORCH_WHEEL)"
   [ -L .venv-upstream ] && rm -f .venv-upstream
   python3 -m venv .venv-upstream
-  .venv-upstream/bin/pip install -q -c "$(pins .venv-upstream)" "$TORCH_WHEEL" $UP_DEPS
+  bash tools/pip_install.sh .venv-upstream -c "$(pins .venv-upstream)" "$TORCH_WHEEL" $UP_DEPS
   stamp .venv-upstream "$UP_DEPS $TORCH_WHEEL"
 fi
 
@@ -63,18 +63,18 @@ fi
 DATA_DEPS="pandas pyarrow duckdb"
 if ! .venv/bin/python -c "import pandas, pyarrow, duckdb" 2>/dev/null; then
   log "installing $DATA_DEPS into .venv"
-  .venv/bin/pip install -q $DATA_DEPS
+  bash tools/pip_install.sh .venv $DATA_DEPS
 fi
 TBPARSE_DEPS="tbparse pandas"
 if ! .venv-upstream/bin/python -c "import tbparse, pandas" 2>/dev/null; then
   log "installing $TBPARSE_DEPS into .venv-upstream"
-  .venv-upstream/bin/pip install -q $TBPARSE_DEPS
+  bash tools/pip_install.sh .venv-upstream $TBPARSE_DEPS
 fi
 # tensorboard-reducer, the reference for `tensorboard reduce` (it depends on upstream's `tensorboard`)
 REDUCER_DEPS="tensorboard-reducer==0.4.0"
 if ! .venv-upstream/bin/python -c "import tensorboard_reducer" 2>/dev/null; then
   log "installing $REDUCER_DEPS into .venv-upstream"
-  .venv-upstream/bin/pip install -q $REDUCER_DEPS
+  bash tools/pip_install.sh .venv-upstream $REDUCER_DEPS
 fi
 
 # -- protobuf floor --------------------------------------------------------------------------------
@@ -82,7 +82,7 @@ FLOOR_DEPS="protobuf==6.31.1 numpy pillow crc32c"
 if ! stamp_ok .venv-protobuf-floor "$FLOOR_DEPS"; then
   log "creating .venv-protobuf-floor ($FLOOR_DEPS)"
   python3 -m venv .venv-protobuf-floor
-  .venv-protobuf-floor/bin/pip install -q $FLOOR_DEPS
+  bash tools/pip_install.sh .venv-protobuf-floor $FLOOR_DEPS
   stamp .venv-protobuf-floor "$FLOOR_DEPS"
 fi
 
@@ -99,9 +99,9 @@ if ! stamp_ok .venv-ecosystem "$ECO_STAMP"; then
   rm -rf .venv-ecosystem
   python3 -m venv .venv-ecosystem
   echo "torch==$(basename "$TORCH_WHEEL" | cut -d- -f2)" > .venv-ecosystem/constraints.txt
-  .venv-ecosystem/bin/pip install -q "$TORCH_WHEEL"
-  .venv-ecosystem/bin/pip install -q "$OUR_WHEEL"
-  .venv-ecosystem/bin/pip install -q -c .venv-ecosystem/constraints.txt -c "$(pins .venv-ecosystem)" $ECO_DEPS
+  bash tools/pip_install.sh .venv-ecosystem "$TORCH_WHEEL"
+  bash tools/pip_install.sh .venv-ecosystem "$OUR_WHEEL"
+  bash tools/pip_install.sh .venv-ecosystem -c .venv-ecosystem/constraints.txt -c "$(pins .venv-ecosystem)" $ECO_DEPS
   ours=$(.venv-ecosystem/bin/python -c 'from importlib.metadata import version; print(version("tensorboard"))')
   [[ "$ours" == *+standalone* ]] || die ".venv-ecosystem: pip replaced our tensorboard with $ours"
   stamp .venv-ecosystem "$ECO_STAMP"
@@ -117,7 +117,7 @@ if ! { [ -f .venv-ecosystem/.profile-stamp ] && [ "$(cat .venv-ecosystem/.profil
   log "installing $PROFILE_DEPS into .venv-ecosystem"
   ours=$(.venv-ecosystem/bin/python -c 'from importlib.metadata import version; print(version("tensorboard"))')
   echo "tensorboard==$ours" > .venv-ecosystem/profile-constraints.txt
-  .venv-ecosystem/bin/pip install -q -c .venv-ecosystem/constraints.txt -c "$(pins .venv-ecosystem)" \
+  bash tools/pip_install.sh .venv-ecosystem -c .venv-ecosystem/constraints.txt -c "$(pins .venv-ecosystem)" \
     -c .venv-ecosystem/profile-constraints.txt $PROFILE_DEPS
   after=$(.venv-ecosystem/bin/python -c 'from importlib.metadata import version; print(version("tensorboard"))')
   [ "$after" = "$ours" ] || die ".venv-ecosystem: pip replaced our tensorboard ($ours) with $after"

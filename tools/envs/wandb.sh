@@ -22,7 +22,7 @@ constraints=$(mktemp)
 trap 'rm -f "$constraints"' EXIT
 cat "$ECO_VENV/constraints.txt" > "$constraints"
 echo "tensorboard==$ours" >> "$constraints"
-"$ECO_VENV/bin/pip" install -q -c "$constraints" $WANDB_DEPS 2> >(grep -v "is ignored: it is neither" >&2)
+bash tools/pip_install.sh "$ECO_VENV" -c "$constraints" $WANDB_DEPS
 after=$("$ECO_VENV/bin/python" -c 'from importlib.metadata import version; print(version("tensorboard"))')
 [ "$after" = "$ours" ] || { echo "envs/wandb: pip replaced our tensorboard ($ours) with $after" >&2; exit 1; }
 echo "$STAMP" > "$ECO_VENV/.wandb-stamp"

@@ -222,6 +222,25 @@ def check(fw: Framework, logdir: str, calls: int, rounds: int, steps: int) -> di
     return result
 
 
+def check_nvml() -> dict:
+    """The system monitor's GPU probe (tensorboard.system, through NVML) on this machine: every GPU's
+    readings present and in range. {"skipped": why} where NVML finds no GPU."""
+    from tensorboard.system import sampling
+
+    probe = sampling.nvml_probe()
+    if isinstance(probe, str):
+        return {"skipped": probe}
+    readings = dict(probe.sample(1.0))
+    problems = []
+    for gpu in range(probe.gpus):
+        get = lambda name: readings.get(f"system/gpu{gpu}/{name}")  # noqa: E731
+        if get("utilization_percent") is None or not 0 <= get("utilization_percent") <= 100:
+            problems.append(f"gpu{gpu}: utilization {get('utilization_percent')}")
+        if get("memory_used_mib") is None or not 0 < get("memory_used_mib") <= (get("memory_total_mib") or 0):
+            problems.append(f"gpu{gpu}: memory {get('memory_used_mib')} of {get('memory_total_mib')} MiB")
+    return {"gpus": probe.gpus, "readings": readings, "problems": problems}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", choices=("gpu", "cpu"), default="gpu",
@@ -261,9 +280,16 @@ def main(argv: list[str] | None = None) -> int:
         for problem in r["problems"]:
             print(f"    {problem}")
         failed |= bool(r["problems"])
+    nvml = check_nvml() if args.device == "gpu" else {"skipped": "--device cpu"}
+    found_gpus = nvml.get("skipped") or f"{nvml['gpus']} GPU(s) read"
+    print(f"system metrics (NVML): {found_gpus}")
+    for problem in nvml.get("problems", []):
+        print(f"  FAILED: {problem}")
+    failed |= bool(nvml.get("problems"))
     if absent:
         print(f"not checked: {'; '.join(absent)}")
-    print(json.dumps({"device": args.device, "results": results, "not_checked": absent, "ok": not failed}))
+    print(json.dumps({"device": args.device, "results": results, "nvml": nvml, "not_checked": absent,
+                      "ok": not failed}))
     return EXIT_FAILED if failed else 0
 
 

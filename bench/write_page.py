@@ -271,7 +271,8 @@ def errors_text(extra: dict) -> str:
 
 
 KNOWN_EXTRAS = ("histogram_dists.py", "read.py", "async_log.py", "jax_step_overhead.py", "startup.py", "soak.py",
-                "first_call.py", "report_export.py", "serving.py", "sweeps.py", "reduce.py", "auth_load.py")
+                "first_call.py", "report_export.py", "serving.py", "sweeps.py", "reduce.py", "auth_load.py",
+                "system_cost.py")
 
 
 def access_section(extra: dict | None) -> str:
@@ -285,6 +286,21 @@ def access_section(extra: dict | None) -> str:
             f"{extra['runs']} runs × {extra['points']} scalars while a writer appends, {reps_text(extra)}, "
             f"alternating. Goal: no errors, and with the token at least 95% of the throughput without it (met: "
             f"{yes_no(extra.get('target_met'))}).\n\n" + table(["", ""], rows))
+
+
+def system_section(extra: dict | None) -> str:
+    title = "## What system metrics cost (`bench/system_cost.py`)\n\n"
+    if not has_result(extra) or "ratio" not in extra:
+        return title + not_run(extra)
+    rows = [["the monitor's CPU per sample", fmt(extra["cpu_ms_per_sample"], unit=" ms")],
+            ["its share of one core at the 1 s interval", fmt(extra["cpu_percent_at_1s"], unit="%")],
+            ["`add_scalar` throughput, monitor off", fmt(extra["off_calls_per_s"], unit=" calls/s")],
+            ["`add_scalar` throughput, monitor on (every 0.1 s)", fmt(extra["on_calls_per_s"], unit=" calls/s")],
+            ["ratio (on / off)", ratio(extra["ratio"])]]
+    return (title + f"The sampling thread's own CPU time over {extra['samples']} samples; then {extra['calls']:,} "
+            f"`add_scalar` calls and `close()` per fresh process, the monitor off and on, alternating, "
+            f"{reps_text(extra)}. Goals: at most 1% of one core at a 1 s interval, and throughput with the monitor "
+            f"on at least 95% of the one without (met: {yes_no(extra.get('target_met'))}).\n\n" + table(["", ""], rows))
 
 
 def other_extras_section(extras: dict) -> str:
@@ -316,6 +332,7 @@ def render(results: dict, read_results: dict | None) -> str:
              reading_section(read_results, extras.get("read.py")), report_section(extras.get("report_export.py")),
              serving_section(extras.get("serving.py")), sweeps_section(extras.get("sweeps.py")),
              reduce_section(extras.get("reduce.py")), access_section(extras.get("auth_load.py")),
+             system_section(extras.get("system_cost.py")),
              async_section(extras.get("async_log.py")),
              first_call_section(extras.get("first_call.py")), step_overhead_section(extras.get("jax_step_overhead.py")),
              startup_soak_section(extras.get("startup.py"), extras.get("soak.py")), other_extras_section(extras),

@@ -17,6 +17,9 @@ ABSENT_FRAMEWORKS = ("torch", "jax", "flax", "keras", "lightning", "transformers
 # Libraries with no release the tests take for older Pythons: obstore 0.12, the first the reader uses, needs 3.11.
 ABSENT_BELOW = {"obstore": (3, 11)}
 SKIP_PREFIX = "framework absent in the Python matrix:"
+# Hardware a machine may lack: a test that needs a GPU skips with this reason, which passes TB_STRICT anywhere
+# (bench/gpu_check.py runs the GPU path on a machine that has one).
+NO_GPU = "no NVIDIA GPU on this machine"
 _IMPORTS = re.compile(r"^\s*(?:import|from)\s+(\w+)", re.M)
 _IMPORTORSKIP = re.compile(r"could not import '(\w+)")
 
@@ -36,10 +39,12 @@ def skip_for_absent_frameworks(code: str) -> None:
 
 def allowed_skip(reason: str, version: tuple = tuple(sys.version_info[:2])) -> bool:
     """Whether a skip with this reason passes TB_STRICT: only in a matrix run, only for an absent framework
-    (or a library with no release for this Python, ABSENT_BELOW)."""
+    (or a library with no release for this Python, ABSENT_BELOW); anywhere, for absent hardware (NO_GPU)."""
+    reason = reason.removeprefix("Skipped: ")  # how pytest reports a skip's reason
+    if reason.startswith(NO_GPU):
+        return True
     if not in_matrix():
         return False
-    reason = reason.removeprefix("Skipped: ")  # how pytest reports a skip's reason
     if reason.startswith(SKIP_PREFIX):
         return True
     missing = _IMPORTORSKIP.search(reason)

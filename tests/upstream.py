@@ -56,3 +56,11 @@ def as_array(encoded: dict) -> np.ndarray:
 def plugin_content(run_view: dict, tag: str) -> bytes:
     """The SummaryMetadata.plugin_data.content upstream recorded for `tag`."""
     return base64.b64decode(run_view["metadata"][tag]["content"])
+
+
+def metadata_fields(run_view: dict) -> dict:
+    """The run metadata fields (tensorboard.system's) that upstream's reader saw in a run, parsed from
+    the text value `run/metadata_fields` (a fenced JSON block)."""
+    (text,) = run_view["tensors"]["run/metadata_fields"][0][2]["values"]
+    assert run_view["metadata"]["run/metadata_fields"]["plugin_name"] == "text"
+    return json.loads(text.removeprefix("```json\n").removesuffix("\n```"))

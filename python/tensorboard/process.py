@@ -3,8 +3,9 @@
 Modules register their fork and exit callbacks here instead of with `os` and `atexit` directly, so
 their order is decided in one place. In a forked child: the module callbacks, in the order they were
 registered (each module registers when it is imported, so lower layers first), then each tracked
-object's callback, in the order the objects were created. At exit: every FLUSH callback (writers
-write what they hold), then every STOP callback (helper threads end), all sharing one deadline.
+object's callback, in the order the objects were created. At exit: every SAMPLE callback (samplers stop
+adding), then every FLUSH callback (writers write what they hold), then every STOP callback (helper
+threads end), all sharing one deadline.
 Imports nothing of the package, so every layer may use it.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ T = TypeVar("T")
 
 # How long the exit callbacks may take together, in seconds: a writer whose storage hangs is given up.
 EXIT_TIMEOUT = float(os.environ.get("TENSORBOARD_EXIT_FLUSH_TIMEOUT", "60"))
+SAMPLE = -1  # exit stage of samplers (system metrics): they stop adding before the writers write
 FLUSH = 0  # exit stage of the writers: what they hold is written
 STOP = 1  # exit stage of helper threads: they end once the writers no longer need them
 
@@ -40,7 +42,7 @@ def track(obj: T, in_child: Callable[[T], None]) -> None:
 
 
 def at_exit(callback: Callable[[float], None], stage: int = FLUSH) -> None:
-    """Runs `callback(deadline)` at exit, in `stage` order (FLUSH, then STOP); `deadline` is the
+    """Runs `callback(deadline)` at exit, in `stage` order (SAMPLE, FLUSH, then STOP); `deadline` is the
     time.monotonic() by which all exit callbacks should be done (EXIT_TIMEOUT from the start)."""
     _at_exit.append((stage, callback))
     _at_exit.sort(key=lambda entry: entry[0])  # stable: registration order within a stage

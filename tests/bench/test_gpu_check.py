@@ -22,7 +22,7 @@ def test_cpu_run_verifies_torch_and_jax_values(tmp_path):
     out = run("--device", "cpu", "--calls", "5", "--steps", "4", "--logdir", str(tmp_path), cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     report = json.loads(out.stdout.strip().splitlines()[-1])
-    assert report["ok"] and report["not_checked"] == []
+    assert report["ok"] and report["not_checked"] == [] and report["nvml"] == {"skipped": "--device cpu"}
     assert set(report["results"]) == {"torch", "jax"}
     for result in report["results"].values():
         assert result["problems"] == [] and result["values_checked"] == 8

@@ -17,7 +17,7 @@ NAV_PAGES = ["index", "workflows/pytorch", "workflows/torch-utils-tensorboard", 
              "guarantees", "security", "refusals", "gpu", "moving-over", "packaging", "compatibility", "api/index",
              "api/tensorboard", "api/mxboard", "api/summary", "api/reader", "api/report", "api/projector", "api/graph",
              "api/integrations",
-             "api/distributed", "api/event_file_writer", "api/event_file", "api/convert", "benchmarks",
+             "api/distributed", "api/system", "api/event_file_writer", "api/event_file", "api/convert", "benchmarks",
              "architecture", "design-decisions", "development"]
 
 

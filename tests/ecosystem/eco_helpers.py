@@ -24,7 +24,7 @@ def eco_python() -> str:
     return str(python)
 
 
-def eco_env(**extra: str) -> dict:
+def eco_env(**extra: str | None) -> dict:
     """No virtualenv activation, no PYTHONPATH, offline hubs, few threads; the venv's bin first on PATH."""
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
     path = [p for p in env.get("PATH", "").split(os.pathsep) if ".venv" not in p]
@@ -32,10 +32,12 @@ def eco_env(**extra: str) -> dict:
                HF_DATASETS_OFFLINE="1", OMP_NUM_THREADS="2", TOKENIZERS_PARALLELISM="false",
                PYTHONWARNINGS="ignore::DeprecationWarning")
     env.update(extra)
+    for name in [name for name, value in extra.items() if value is None]:  # None: not set at all
+        env.pop(name)
     return env
 
 
-def run_eco(code: str, cwd: str | os.PathLike, timeout: float = 900, **env: str) -> dict:
+def run_eco(code: str, cwd: str | os.PathLike, timeout: float = 900, **env: str | None) -> dict:
     """Runs `code` in the ecosystem venv; returns the JSON object its last stdout line prints."""
     result = subprocess.run([eco_python(), "-c", textwrap.dedent(code)], cwd=str(cwd), env=eco_env(**env),
                             capture_output=True, text=True, timeout=timeout)

@@ -1,7 +1,7 @@
 """Lightning's default logger on our wheel: `Trainer()` with no logger argument picks its
 TensorBoardLogger (its metadata check sees our `tensorboard` distribution) and logs a fit."""
 from eco_helpers import run_eco
-from upstream import upstream_read
+from upstream import metadata_fields, upstream_read
 
 # The tiny module both scripts train; after_log(batch_idx) is the hook a script may override.
 TINY = """
@@ -75,3 +75,17 @@ def test_sigterm_takes_lightnings_graceful_path(tmp_path):
     assert out == {"exception": "SIGTERMException", "step": 4}
     (run,) = upstream_read(tmp_path / "root")["runs"].values()
     assert [s for s, _, _ in run["scalars"]["train_loss"]] == [0, 1, 2, 3]
+
+
+def test_the_environment_gives_a_fit_system_metrics_and_run_metadata(tmp_path):
+    """TB_SYSTEM_METRICS=1, no code change: Lightning's logger writes through torch's SummaryWriter on our
+    core, which samples the system and records the run's metadata beside the training curves."""
+    run_eco(SCRIPT, tmp_path, TB_SYSTEM_METRICS="1", TB_SYSTEM_METRICS_INTERVAL="0.1",
+                   TB_RUN_METADATA=None)
+    runs = upstream_read(tmp_path / "root")["runs"]
+    (run,) = [r for name, r in runs.items() if name.startswith("lightning_logs/version_0")]
+    assert [s for s, _, _ in run["scalars"]["train_loss"]] == [1, 3, 5, 7]  # the training's own, unchanged
+    assert {"system/cpu/process_percent", "system/memory/process_rss_mib"} <= set(run["scalars"])
+    assert run["metadata"]["run/metadata"]["plugin_name"] == "text"
+    fields = metadata_fields(run)
+    assert fields["versions.torch"] and fields["versions.lightning"] and "+standalone" in fields["versions.tensorboard"]

@@ -1,7 +1,7 @@
 """transformers' Trainer(report_to="tensorboard") and TensorBoardCallback(tb_writer=our writer) on our
 wheel, with a tiny model built from a config (nothing downloaded)."""
 from eco_helpers import run_eco
-from upstream import upstream_read
+from upstream import metadata_fields, upstream_read
 
 SCRIPT = """
 import json, sys
@@ -45,3 +45,17 @@ def test_trainer_reports_to_tensorboard(tmp_path):
         assert "train/learning_rate" in scalars
         texts = {tag for run in runs.values() for tag, m in run["metadata"].items() if m["plugin_name"] == "text"}
         assert any("args" in t for t in texts), (logdir, texts)  # the TrainingArguments as text
+
+
+ENVIRONMENT_SCRIPT = SCRIPT.split("ours = tensorboard.SummaryWriter")[0] + 'print(json.dumps({"ok": True}))\n'
+
+
+def test_the_environment_gives_a_trainer_system_metrics_and_run_metadata(tmp_path):
+    """TB_SYSTEM_METRICS=1, no code change: Trainer(report_to="tensorboard") gets both."""
+    assert run_eco(ENVIRONMENT_SCRIPT, tmp_path, TB_SYSTEM_METRICS="1", TB_SYSTEM_METRICS_INTERVAL="0.1",
+                   TB_RUN_METADATA=None)["ok"]
+    (run,) = upstream_read(tmp_path / "default")["runs"].values()
+    assert [s for s, _, _ in run["scalars"]["train/loss"]] == [2, 4, 6, 8]
+    assert {"system/cpu/machine_percent", "system/memory/machine_used_mib"} <= set(run["scalars"])
+    fields = metadata_fields(run)
+    assert fields["versions.transformers"] and fields["versions.torch"] and fields["command"]

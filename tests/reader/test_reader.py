@@ -9,7 +9,7 @@ from tensorboard import reader
 
 
 def write_run(logdir, n=10):
-    with tensorboard.SummaryWriter(logdir) as writer:
+    with tensorboard.SummaryWriter(logdir, metadata=False) as writer:  # the events counted are the scalars
         for i in range(n):
             writer.add_scalar("loss", i / 2, i)
         path = writer.file_writer.path

@@ -93,7 +93,7 @@ def test_large_logs_take_the_bulk_path_and_still_equal_tbparse(tmp_path):
 def test_a_restart_keeps_tensors_and_text_as_tbparse_does(tmp_path):
     """A restart (purge_step's SessionLog.START) purges scalars; tensors (tensor scalars, text) are never
     purged by EventAccumulator, and so not by tbparse: the frames, dtypes and tags equal tbparse's."""
-    with tensorboard.SummaryWriter(str(tmp_path)) as writer:
+    with tensorboard.SummaryWriter(str(tmp_path), metadata=False) as writer:
         for step in range(10):
             writer.add_scalar("loss", float(step), step)
             writer.add_scalar("acc", step / 10, step, new_style=True)

@@ -51,6 +51,8 @@ EXTRAS_REQUIRE = {
     "data": ["pandas>=2.0", "pyarrow>=14", "pillow"],
     # tensorboard.reader.to_dask: a logdir as a dask DataFrame read by dask's workers.
     "dask": ["dask[dataframe]>=2024.1", "pandas>=2.0", "pyarrow>=14"],
+    # tensorboard.system: CPU, memory, disk and network (psutil) and NVIDIA GPU (NVML) metrics.
+    "system": ["psutil>=5.9", "nvidia-ml-py>=12"],
 }
 
 

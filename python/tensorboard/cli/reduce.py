@@ -14,6 +14,7 @@ from tensorboard.cli.messages import one_line_warnings
 from tensorboard.events.bulk import scalar_records
 from tensorboard.events.file_names import event_file_name, header_record
 from tensorboard.events.record import frame as frame_record
+from tensorboard.events.storage import LOCAL
 from tensorboard.events.wire import summary_event
 from tensorboard.logdir import Selection, is_event_file
 from tensorboard.logdir.arguments import add_run_filter_arguments, add_writing_arguments
@@ -116,8 +117,7 @@ def _write_run(directory: str, series: list, wall: float, summary=None) -> None:
     for tag, steps, values in series:
         steps = steps.to_numpy(np.int64)
         parts.append(scalar_records(tag, steps, values.to_numpy(np.float64), np.full(len(steps), wall)))
-    with open(os.path.join(directory, event_file_name()), "wb") as f:
-        f.write(b"".join(parts))
+    LOCAL.write_chunks(os.path.join(directory, event_file_name()), parts)  # atomic, fsync'd, umask honoured
 
 
 def layout_for(frame) -> dict:

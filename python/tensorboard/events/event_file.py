@@ -110,6 +110,7 @@ class EventFileWriter:
         self._error: BaseException | None = None  # the first failure, raised at the callers' next call
         self._closed = False
         self._close_lock = threading.Lock()
+        self._on_close: list = []  # callbacks run once the file is closed (a system monitor's stop)
         self._pid = os.getpid()
         self._thread = _lifecycle.WriterThread(self, f"tensorboard-writer:{os.path.basename(self.path)}")
         self._thread.start()
@@ -233,8 +234,32 @@ class EventFileWriter:
                 self._take_files_error()
                 _open_writers.discard(self)
                 _lifecycle.writer_closed()
+                self._run_close_callbacks()
             if self._error is not None or self._deferred.error is not None:
                 self._raise_state()
+
+    def on_close(self, callback) -> None:
+        """Runs `callback()` once this file is closed, in the closing thread (at once if it already is).
+        Samplers that write into the file (tensorboard.system) stop there.
+
+        Args:
+            callback: Called with no arguments; an exception it raises is a RuntimeWarning.
+        """
+        with self._close_lock:
+            if not self._closed:
+                self._on_close.append(callback)
+                return
+        callback()
+
+    def _run_close_callbacks(self) -> None:
+        callbacks, self._on_close = self._on_close, []
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception as err:  # the file is closed either way; the others still run
+                import warnings
+
+                warnings.warn(f"a close callback of {self.path} failed: {err!r}", RuntimeWarning, stacklevel=2)
 
     def abandon(self) -> None:
         """In a forked child: let go of the parent's file without writing to it (the parent still owns it)."""

@@ -271,8 +271,9 @@ class LocalStorage:
     def write_chunks(self, path: str, chunks: Iterable[bytes]) -> None:
         """Replaces `path` atomically with the concatenation of `chunks`, written as they come.
 
-        Streams into a temporary file in the same directory, then renames it over `path`, so large
-        files (embeddings) never need to be held in memory whole and readers never see a partial file.
+        Streams into a temporary file in the same directory, fsyncs it, then renames it over `path`, so
+        large files (embeddings) never need to be held in memory whole, readers never see a partial file,
+        and a power loss leaves the old file or the new one. The file's mode honours the umask.
         If writing fails (or the iterable raises) the temporary file is removed and `path` is untouched.
         """
         path = local_path(path)
@@ -282,6 +283,8 @@ class LocalStorage:
             with os.fdopen(fd, "wb") as f:
                 for chunk in chunks:
                     f.write(chunk)
+                f.flush()
+                os.fsync(f.fileno())  # the content is on disk before the rename makes it the file
             os.chmod(tmp, masked_mode(FILE_MODE))
             os.replace(tmp, path)
         except BaseException:

@@ -163,6 +163,15 @@ class SummaryReader:
         return hparams_frame(self._runs)
 
     @property
+    def metadata(self) -> dict[str, dict[str, Any]]:
+        """{run: its metadata} for each run that holds some (tensorboard.system writes it): flat fields
+        `command`, `git.commit`, `git.dirty`, `host`, `python`, `versions.<library>`, `start_time`. Run
+        names as `hparams_table` gives them; a resumed run gives its latest process's."""
+        from tensorboard.logdir.run_metadata import metadata_by_run
+
+        return metadata_by_run(self._runs)
+
+    @property
     def tags(self) -> dict[str, list[str]]:
         """{event type: tag names} for every event type ([] for types not asked for), as tbparse lists
         them: the stored names (text tags keep their '/text_summary'), in the order first seen, run

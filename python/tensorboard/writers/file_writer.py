@@ -93,6 +93,11 @@ class FileWriter:
         """The current event file."""
         return self._event_writer().path
 
+    @property
+    def event_file(self) -> EventFileWriter:
+        """The writer of the current event file (opened again after close()), where samplers write."""
+        return self._event_writer()
+
     def _event_writer(self) -> EventFileWriter:
         writer = self._writer
         if writer is None:

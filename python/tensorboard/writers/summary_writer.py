@@ -12,7 +12,7 @@ import os
 import threading
 from typing import Any, Callable, ContextManager, Mapping, Sequence
 
-from tensorboard import process
+from tensorboard import process, system
 from tensorboard.events import wire
 from tensorboard.src import summary_pb2
 from tensorboard.values import background
@@ -22,6 +22,24 @@ from tensorboard.writers._media_methods import MediaMethods
 from tensorboard.writers._scalar_methods import RunScalars, ScalarMethods
 from tensorboard.writers._structure_methods import CustomLayouts, HparamsSessions, StructureMethods
 from tensorboard.writers.file_writer import FileWriter, defaults_block
+
+
+def _system_choices(system_metrics, metadata) -> tuple[float | None, bool]:
+    """The sampling interval (None: off) and the metadata switch, from the arguments, else the environment."""
+    settings = system.settings_from_environment()
+    if system_metrics is None:
+        interval = settings.interval
+    elif system_metrics is True:
+        interval = settings.interval or system.DEFAULT_INTERVAL
+    elif system_metrics is False:
+        interval = None
+    else:
+        interval = system.check_interval(system_metrics, "system_metrics")
+    if metadata is None:
+        metadata = True if settings.metadata is None else settings.metadata
+    elif not isinstance(metadata, bool):
+        raise ValueError(f"metadata must be True, False or None, got {metadata!r}")
+    return interval, metadata
 
 
 def default_logdir(comment: str = "") -> str:
@@ -68,7 +86,8 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
                  max_queue: int = 10, flush_secs: float = 120, filename_suffix: str = "", write_to_disk: bool = True,
                  *, log_dir: str | os.PathLike | None = None, fsync: bool = False, on_error: str = "raise",
                  max_file_bytes: int | None = None, storage_options: Mapping[str, Any] | None = None,
-                 rank: int | None = None, write_ranks=(0,), rank_subdir: bool = False, verbose: bool = True):
+                 rank: int | None = None, write_ranks=(0,), rank_subdir: bool = False, verbose: bool = True,
+                 system_metrics: bool | float | None = None, metadata: bool | None = None):
         """torch's positional order (log_dir, comment, purge_step, max_queue, flush_secs, filename_suffix),
         then tensorboardX's write_to_disk.
 
@@ -92,11 +111,17 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
             write_ranks: The ranks that write, or "all"; the others get a writer that does nothing.
             rank_subdir: Each writing rank logs into its own sub-run `rank<k>`.
             verbose: MXBoard's; accepted and not used (nothing is printed per event).
+            system_metrics: Log CPU, memory, disk, network and GPU use under `system/...` (see
+                tensorboard.system): True every 10 s, a number of seconds, False never. None: as the
+                environment says (TB_SYSTEM_METRICS=1), else never.
+            metadata: Write where the run came from (command line, git commit, host, versions) once, as
+                the Text dashboard's `run/metadata`. None: on, unless TB_RUN_METADATA=0.
 
         Raises:
-            ValueError: An invalid option (`max_queue`, `flush_secs`, `on_error`, `rank`, ...).
+            ValueError: An invalid option (`max_queue`, `flush_secs`, `on_error`, `rank`, `system_metrics`, ...).
         """
         purge_step = None if purge_step is None else check_step(purge_step, "purge_step")  # before any file exists
+        interval, metadata = _system_choices(system_metrics, metadata)
         logdir = pick("logdir", logdir, "log_dir", log_dir)
         logdir = os.fspath(default_logdir(comment) if logdir is None else logdir)
         from tensorboard import distributed
@@ -119,6 +144,9 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
         process.track(self, SummaryWriter._fresh_lock_after_fork)
         if purge_step is not None:
             self._file_writer.add_session_log("START", global_step=purge_step)
+        if metadata:
+            system.write_metadata(self._file_writer)
+        self._system_monitor = None if interval is None else system.monitor(self._file_writer, interval)
 
     # -- plumbing ----------------------------------------------------------------------------------
 
@@ -139,6 +167,11 @@ class SummaryWriter(ScalarMethods, MediaMethods, StructureMethods):
         """The main run's FileWriter, reopened if closed (the name tensorboardX and torch use)."""
         self._file_writer.reopen()
         return self._file_writer
+
+    @property
+    def system_monitor(self) -> "system.SystemMonitor | None":
+        """The monitor sampling system metrics into the main run (`system_metrics=`), or None."""
+        return self._system_monitor
 
     @property
     def dropped_events(self) -> int:

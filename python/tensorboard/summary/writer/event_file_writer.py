@@ -91,6 +91,7 @@ class EventFileWriter:
             TypeError: Arguments of the wrong type.
         """
         self._logdir = logdir
+        self._from_environment = core_options is None  # another library's writer: TB_SYSTEM_METRICS applies
         if not isinstance(filename_suffix, str):
             raise TypeError(f"filename_suffix must be a str, got {filename_suffix!r}")
         if core_options is None:
@@ -103,7 +104,16 @@ class EventFileWriter:
     def _open(self) -> event_file.EventFileWriter:
         core = event_file.EventFileWriter(self._logdir, **self._core_options)
         self._write = core.write
+        if self._from_environment:
+            from tensorboard import system
+
+            system.start_from_environment(core)
         return core
+
+    @property
+    def event_file(self) -> event_file.EventFileWriter:
+        """Our writer of the current event file, where samplers (tensorboard.system) write."""
+        return self._core
 
     def get_logdir(self):
         """The directory the event file is written to, as given to the constructor."""

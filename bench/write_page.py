@@ -296,7 +296,8 @@ def system_section(extra: dict | None) -> str:
             ["its share of one core at the 1 s interval", fmt(extra["cpu_percent_at_1s"], unit="%")],
             ["`add_scalar` throughput, monitor off", fmt(extra["off_calls_per_s"], unit=" calls/s")],
             ["`add_scalar` throughput, monitor on (every 0.1 s)", fmt(extra["on_calls_per_s"], unit=" calls/s")],
-            ["ratio (on / off)", ratio(extra["ratio"])]]
+            ["ratio (on / off)", ratio(extra["ratio"])],
+            ["the monitor's start, in its thread (loads psutil, asks NVML)", fmt(extra["start_ms"], unit=" ms")]]
     return (title + f"The sampling thread's own CPU time over {extra['samples']} samples; then {extra['calls']:,} "
             f"`add_scalar` calls and `close()` per fresh process, the monitor off and on, alternating, "
             f"{reps_text(extra)}. Goals: at most 1% of one core at a 1 s interval, and throughput with the monitor "

@@ -137,7 +137,7 @@ def monitor(writer: Any, interval: float = DEFAULT_INTERVAL) -> SystemMonitor:
     """
     interval = check_interval(interval)
     event_file = event_file_of(writer)
-    sampler = SystemMonitor(event_file.write, _probes().probes, interval)
+    sampler = SystemMonitor(event_file.write, lambda: _probes().probes, interval)
     event_file.on_close(sampler.stop)
     return sampler.start()
 

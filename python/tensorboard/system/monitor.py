@@ -45,17 +45,18 @@ def sample_event(readings: Sequence[Reading], step: int, wall_time: float) -> by
 
 
 class SystemMonitor:
-    """Samples `probes` every `interval` seconds from its own daemon thread into `sink`.
+    """Samples probes every `interval` seconds from its own daemon thread into `sink`.
 
     Args:
         sink: Queues one serialized Event (an event file writer's `write`).
-        probes: What to read (tensorboard.system.sampling).
+        make_probes: Makes what to read (tensorboard.system.sampling); called in the thread, so loading
+            psutil and asking NVML for GPUs never holds up the caller that opened the writer.
         interval: Seconds between samples (>= 0.1).
     """
 
-    def __init__(self, sink: Sink, probes: Sequence[Probe], interval: float = DEFAULT_INTERVAL):
+    def __init__(self, sink: Sink, make_probes: Callable[[], Sequence[Probe]], interval: float = DEFAULT_INTERVAL):
         self._sink = sink
-        self._probes = list(probes)
+        self._make_probes = make_probes
         self.interval = check_interval(interval)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -88,13 +89,14 @@ class SystemMonitor:
         _running.discard(self)
 
     def _run(self) -> None:
+        probes = list(self._make_probes())
         start = time.monotonic()
         wall_start = time.time()
         last, step = start, 0
         while True:
             cpu_before = time.thread_time()
             now = time.monotonic()
-            readings = [reading for probe in self._probes for reading in probe.sample(now - last if step else 0.0)]
+            readings = [reading for probe in probes for reading in probe.sample(now - last if step else 0.0)]
             last = now
             if not self._write(readings, step, wall_start + (now - start)):
                 return

@@ -1,20 +1,38 @@
-"""Test helpers: waiting for what a background thread does, and loading a module from a file path."""
+"""The tests' harness for waiting and ports: one polling loop (`poll`, and `eventually` on it), one free
+port, and loading a module from a file path. Every wait is on a condition, bounded only against a hang."""
 from __future__ import annotations
 
 import importlib.util
+import socket
 import time
+from typing import Callable, TypeVar
 
+T = TypeVar("T")
 POLL_SECONDS = 30.0  # liveness bound for "eventually", not a speed limit
+
+
+def poll(predicate: Callable[[], T], seconds: float = POLL_SECONDS, every: float = 0.01) -> T:
+    """Calls `predicate` every `every` seconds until it returns a true value, or `seconds` pass;
+    returns its last answer."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    return predicate()
 
 
 def eventually(predicate, seconds: float = POLL_SECONDS) -> bool:
     """Polls `predicate` until it holds (True) or `seconds` pass (its last answer)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return predicate()
+    return bool(poll(predicate, seconds))
+
+
+def free_port() -> int:
+    """A TCP port that is free on 127.0.0.1 right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def module_from_file(name: str, path) -> object:

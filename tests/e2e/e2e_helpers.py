@@ -8,7 +8,6 @@ Every process a fixture starts is stopped by that fixture. Servers bind
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,18 +15,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from waiting import free_port  # noqa: F401  (the e2e tests take it from here)
 
 REPO = Path(__file__).resolve().parents[2]
 E2E = Path(__file__).resolve().parent
 BUILD_SCRIPT = REPO / "tools" / "pip_package" / "build_pip_package.sh"
 STARTUP_DEADLINE_S = 180  # only guards against hangs; not a performance check
-
-
-def free_port():
-    """A TCP port that is free on 127.0.0.1 right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def clean_env(**extra):

@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 from eco_helpers import eco_env, eco_python, run_eco
+from waiting import free_port
 
 WRITE = """
 import tensorboard
@@ -21,14 +22,6 @@ with tensorboard.SummaryWriter("logs/run") as w:
         w.add_scalar("loss", 1.0 / (step + 1), step)
 """
 DEADLINE_S = 180  # guards against a hang only
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get_json(url: str):

@@ -149,7 +149,7 @@ def test_s3_going_away_raises_and_keeps_what_was_uploaded(s3, monkeypatch):
     monkeypatch.setattr(storage, "upload_backoff", 0.01)
     writer.file_writer._writer._files.file._backoff = 0.01
     # Point the writer's file system at a port nothing listens on: every upload fails.
-    from tools.s3_server import free_port
+    from waiting import free_port
 
     dead = FsspecStorage(logdir, key="testing", secret="testing",
                          client_kwargs={"endpoint_url": f"http://127.0.0.1:{free_port()}"},

@@ -8,7 +8,6 @@ import http.client
 import ssl
 import subprocess
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -19,6 +18,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "tests" / "e2e"))
 from e2e_helpers import Server, clean_env, free_port, stop_server, wait_until_serving  # noqa: E402
+from waiting import poll  # noqa: E402
 
 UPSTREAM_PYTHON = REPO / ".venv-upstream" / "bin" / "python"
 RELOAD_S = 1  # --reload_interval of the test servers
@@ -118,11 +118,7 @@ def server_pair(peer_logdir, tmp_path_factory):
 
 def wait_until(predicate, what: str):
     """Polls `predicate` until it returns a true value (or fails after DEADLINE_S, naming `what`)."""
-    deadline = time.monotonic() + DEADLINE_S
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("never happened: " + what)
-        time.sleep(0.25)
+    value = poll(predicate, DEADLINE_S, every=0.25)
+    if not value:
+        raise AssertionError("never happened: " + what)
+    return value

@@ -7,7 +7,6 @@ data server serves it, where the Python loader names it after its tag."""
 from __future__ import annotations
 
 import json
-import time
 from urllib.parse import urlencode
 
 import pytest
@@ -138,7 +137,12 @@ def test_a_growing_file_and_a_new_run_are_served_as_upstream(server_pair, peer_l
     for server in server_pair:
         wait_until(lambda: last_step(server, "ours/main", "loss") == 1499 and "late" in server.get("/data/runs"),
                    "the appended points and the new run served by " + server.url)
-    time.sleep(1.5)  # one more reload of each: the cut record stays unread
+    # One more reload of each, told by a run that only a later reload can find: the reload that serves it
+    # read the growing file again too, and the cut record stays unread.
+    (peer_logdir / "reloaded").mkdir()
+    (peer_logdir / "reloaded" / "events.out.tfevents.3.reloaded").write_bytes(_scalar_events(0, 1))
+    for server in server_pair:
+        wait_until(lambda: last_step(server, "reloaded", "loss") == 0, "a reload after the cut, " + server.url)
     assert_same_answers(ours, theirs)
     with open(growing, "ab") as f:
         f.write(tail[len(tail) // 2:])

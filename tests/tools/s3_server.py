@@ -15,7 +15,6 @@ an error.
 from __future__ import annotations
 
 import contextlib
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,13 +22,11 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterator
 
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the harness, also when run as a script
+from waiting import free_port  # noqa: E402
 
 
 @dataclass

@@ -10,11 +10,11 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 
 import numpy as np
 import pytest
 from upstream import upstream_read
+from waiting import eventually
 
 import tensorboard
 from tensorboard.values import deferred as _deferred
@@ -319,7 +319,7 @@ def test_every_failed_value_is_raised_in_turn_and_close_counts_them(tmp_path, mo
         writer.add_histogram("bad5", jnp.asarray([jnp.nan]), 1)
         gate.set()
         deferred = writer._file_writer._writer._deferred
-        assert wait_for(lambda: deferred.error is not None and len(deferred._backlog) == 1)
+        assert eventually(lambda: deferred.error is not None and len(deferred._backlog) == 1)
         with pytest.raises(DeferredValueError, match=r"tag 'bad4' .* \(1 more failed after it, under tags 'bad5'; "):
             writer.flush()
         with pytest.raises(DeferredValueError, match="tag 'bad5'"):
@@ -328,16 +328,6 @@ def test_every_failed_value_is_raised_in_turn_and_close_counts_them(tmp_path, mo
     finally:
         with contextlib.suppress(DeferredValueError):
             writer.close()  # a failed assertion above must not leave the writer's threads to later tests
-
-
-def wait_for(condition, timeout=60.0) -> bool:
-    """Whether `condition()` became true within `timeout` seconds (a bound on waiting, not a speed check)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 def test_arguments_beside_a_pending_value_are_taken_at_the_call(tmp_path):

@@ -98,11 +98,11 @@ def outcome(decode, path: str, skip: bool):
     return frames, error, [(w.category.__name__, str(w.message)) for w in caught]
 
 
-@pytest.mark.parametrize("group_bytes", [_decode_many.GROUP_BYTES, 4096])  # 4096: many groups, large files alone
+@pytest.mark.parametrize("group_bytes", [_decode_many.DECODE_GROUP_BYTES, 4096])  # 4096: many groups, large files alone
 @pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("skip", [False, True])
 def test_each_file_decodes_as_it_does_alone(intact, seed, skip, group_bytes, monkeypatch):
-    monkeypatch.setattr(_decode_many, "GROUP_BYTES", group_bytes)
+    monkeypatch.setattr(_decode_many, "DECODE_GROUP_BYTES", group_bytes)
     payloads = damaged(intact, np.random.default_rng(seed))
     together = FetchedFiles(payloads)
     errors = 0

@@ -91,11 +91,11 @@ def _frames(run: RunData):
                       for kind in KINDS}
 
 
-@pytest.mark.parametrize("group_bytes", [decode_many.GROUP_BYTES, 4096])  # 4096: the large run streamed
+@pytest.mark.parametrize("group_bytes", [decode_many.DECODE_GROUP_BYTES, 4096])  # 4096: the large run streamed
 @pytest.mark.parametrize("skip", [False, True])
 def test_runs_read_in_batches_hold_what_each_file_read_alone_holds(logdir, skip, group_bytes, monkeypatch):
-    monkeypatch.setattr(decode_many, "GROUP_BYTES", group_bytes)
-    monkeypatch.setattr(read_local, "BATCH_BYTES", 20_000)  # several batches
+    monkeypatch.setattr(decode_many, "DECODE_GROUP_BYTES", group_bytes)
+    monkeypatch.setattr(read_local, "READ_AHEAD_BYTES", 20_000)  # several batches
     alone, batched = _alone(logdir, skip), _batched(logdir, skip)
     assert batched == alone
     assert (alone[2] is not None) != skip  # the damage raised, or was skipped with a warning
@@ -103,8 +103,8 @@ def test_runs_read_in_batches_hold_what_each_file_read_alone_holds(logdir, skip,
 
 
 def test_small_files_come_together_and_a_large_one_alone(tmp_path, monkeypatch):
-    monkeypatch.setattr(decode_many, "GROUP_BYTES", 100)
-    monkeypatch.setattr(read_local, "BATCH_BYTES", 150)
+    monkeypatch.setattr(decode_many, "DECODE_GROUP_BYTES", 100)
+    monkeypatch.setattr(read_local, "READ_AHEAD_BYTES", 150)
     sizes = [40, 50, 70, 101, 10, 200, 5]
     files = []
     for i, size in enumerate(sizes):

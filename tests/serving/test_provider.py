@@ -12,7 +12,7 @@ import pytest
 from tensorboard import context
 from tensorboard.backend.event_processing import data_ingester, data_provider, plugin_event_multiplexer
 from tensorboard.events.record import frame
-from tensorboard.serving import _batch
+from tensorboard.logdir import decode_many
 from tensorboard.serving._logdir import Logdir
 from tensorboard.serving.ingester import size_guidance
 from tensorboard.serving.provider import StandaloneDataProvider
@@ -26,9 +26,9 @@ LEGACY_PLUGINS = ("scalars", "histograms", "images", "audio")  # the plugins ups
 @pytest.fixture(autouse=True, params=["batched", "file by file"])
 def reading(request, monkeypatch):
     """Every test twice: small files read together (the default) and each file read on its own (what a
-    file with more than SMALL_BYTES new bytes gets)."""
+    file with more than decode_many.DECODE_GROUP_BYTES new bytes gets)."""
     if request.param == "file by file":
-        monkeypatch.setattr(_batch, "SMALL_BYTES", -1)
+        monkeypatch.setattr(decode_many, "DECODE_GROUP_BYTES", -1)
     return request.param
 
 

@@ -57,13 +57,14 @@ class DecodedBatch:
         return count
 
 
-GROUP_BYTES = 1 << 20  # files decoded together: the scan's temporary arrays take tens of bytes per
+DECODE_GROUP_BYTES = 1 << 20  # bytes of records scanned and decoded together (every front door's reads): the
+# scan's temporary arrays take tens of bytes per
 # record, so 1 MiB groups keep memory flat, and they are as fast as larger ones
 
 
 class FetchedFiles:
     """A fetched batch's files, decoded in order: consecutive small files in groups of about
-    GROUP_BYTES (one DecodedBatch each, built when its first file is asked for), a larger file on
+    DECODE_GROUP_BYTES (one DecodedBatch each, built when its first file is asked for), a larger file on
     its own in chunks (decode_file)."""
 
     def __init__(self, payloads: Sequence[bytes]):
@@ -71,7 +72,7 @@ class FetchedFiles:
         self._group_of: list[tuple[int, int]] = []  # file -> (group start, group end)
         start, held = 0, 0
         for i, payload in enumerate(self._payloads):
-            if held and held + len(payload) > GROUP_BYTES:
+            if held and held + len(payload) > DECODE_GROUP_BYTES:
                 self._group_of += [(start, i)] * (i - start)
                 start, held = i, 0
             held += len(payload)
@@ -81,7 +82,7 @@ class FetchedFiles:
     def decode(self, i: int, run: RunData, path: str, file_id: int, skip_damaged: bool = False) -> int:
         """Adds file i's records to `run`, as decode_file would; returns how many."""
         payload = self._payloads[i]
-        if len(payload) > GROUP_BYTES:
+        if len(payload) > DECODE_GROUP_BYTES:
             with io.BytesIO(payload) as stream:
                 return decode_file(run, stream, path, file_id, skip_damaged)
         span = self._group_of[i]

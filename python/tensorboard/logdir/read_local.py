@@ -8,16 +8,16 @@ from typing import Iterator, Sequence
 from tensorboard.logdir import decode_many
 from tensorboard.logdir.fetch import ObjectFile
 
-BATCH_BYTES = 8 << 20  # bytes of small files held at once
+READ_AHEAD_BYTES = 8 << 20  # bytes of small files read ahead of their decode, held at once
 
 
 def local_batches(storage, files: Sequence[ObjectFile]) -> Iterator[list[tuple[ObjectFile, bytes | None]]]:
-    """Batches of (file, its bytes) in the order of `files`, of about BATCH_BYTES each; a file of more
-    than decode_many.GROUP_BYTES (decoded alone anyway) comes alone with None instead of bytes: the caller
+    """Batches of (file, its bytes) in the order of `files`, of about READ_AHEAD_BYTES each; a file of more
+    than decode_many.DECODE_GROUP_BYTES (decoded alone anyway) comes alone with None instead of bytes: the caller
     streams it."""
     batch: list[tuple[ObjectFile, bytes | None]] = []
     held = 0
-    small = decode_many.GROUP_BYTES
+    small = decode_many.DECODE_GROUP_BYTES
     for entry in files:
         try:
             with storage.open_read(entry.url) as stream:
@@ -34,7 +34,7 @@ def local_batches(storage, files: Sequence[ObjectFile]) -> Iterator[list[tuple[O
             continue
         batch.append((entry, data))
         held += len(data)
-        if held >= BATCH_BYTES:
+        if held >= READ_AHEAD_BYTES:
             yield batch
             batch, held = [], 0
     if batch:

@@ -6,7 +6,7 @@ import bisect
 import warnings
 from array import array
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from tensorboard.logdir.payloads import (
     DamagedValueError,
@@ -19,6 +19,35 @@ from tensorboard.logdir.purge import EVENT_ACCUMULATOR, PurgeRules
 from tensorboard.src import event_pb2
 
 SESSION_START_TAG = "_hparams_/session_start_info"  # the hparams plugin's tag of a run's hyperparameters
+
+
+class HistogramRow(NamedTuple):
+    """One HistogramProto as a run keeps it."""
+
+    min: float
+    max: float
+    num: float
+    sum: float
+    sum_squares: float
+    limits: Any  # float64 array: each bucket's right edge
+    counts: Any  # float64 array: each bucket's count
+
+
+class ImageRow(NamedTuple):
+    """One Summary.Image as a run keeps it."""
+
+    width: int
+    height: int
+    encoded: bytes  # PNG, GIF, ... as logged
+
+
+class AudioRow(NamedTuple):
+    """One Summary.Audio as a run keeps it."""
+
+    content_type: str
+    length_frames: int
+    sample_rate: float
+    encoded: bytes  # WAV as logged
 
 
 class KindStore:
@@ -103,9 +132,9 @@ class RunData:
     """
 
     scalars = _lazy_store(numeric=True)
-    histograms = _lazy_store()  # values: (min, max, num, sum, sum_squares, limits, counts)
-    images = _lazy_store()      # values: (width, height, encoded bytes)
-    audio = _lazy_store()       # values: (content_type, length_frames, sample_rate, encoded bytes)
+    histograms = _lazy_store()  # values: HistogramRow
+    images = _lazy_store()      # values: ImageRow
+    audio = _lazy_store()       # values: AudioRow
     tensors = _lazy_store()     # values: TensorProto
 
     def __init__(self, name: str):
@@ -178,11 +207,11 @@ class RunData:
                 h.min, h.max, h.num, h.sum, h.sum_squares, h.bucket_limit, h.bucket))
         elif kind == "image":
             im = value.image
-            self.images.add(value.tag, step, wall, file_id, (im.width, im.height, im.encoded_image_string))
+            self.images.add(value.tag, step, wall, file_id, ImageRow(im.width, im.height, im.encoded_image_string))
         elif kind == "audio":
             au = value.audio
             self.audio.add(value.tag, step, wall, file_id,
-                           (au.content_type, au.length_frames, au.sample_rate, au.encoded_audio_string))
+                           AudioRow(au.content_type, au.length_frames, au.sample_rate, au.encoded_audio_string))
 
     def _report_damage(self, tag: str, err: DamagedValueError, file_id: int) -> None:
         """Warns once per file and tag that a damaged value was left out."""
@@ -193,7 +222,8 @@ class RunData:
 
 
 
-def histo_row(lo, hi, num, total, squares, limits, counts) -> tuple:
+def histo_row(lo, hi, num, total, squares, limits, counts) -> HistogramRow:
     import numpy as np
 
-    return (lo, hi, num, total, squares, np.asarray(limits, dtype=np.float64), np.asarray(counts, dtype=np.float64))
+    return HistogramRow(lo, hi, num, total, squares, np.asarray(limits, dtype=np.float64),
+                        np.asarray(counts, dtype=np.float64))

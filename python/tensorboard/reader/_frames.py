@@ -83,20 +83,20 @@ def _block(run: RunData, kind: str, optional: tuple) -> dict | None:
         block["value"] = np.frombuffer(store.values, np.float64)
     elif kind == HISTOGRAMS:
         rows = store.values
-        block["counts"] = _objects(r[6] for r in rows)
-        block["limits"] = _objects(r[5] for r in rows)
-        for i, name in enumerate(("min", "max", "num", "sum", "sum_squares")):
+        block["counts"] = _objects(r.counts for r in rows)
+        block["limits"] = _objects(r.limits for r in rows)
+        for name in ("min", "max", "num", "sum", "sum_squares"):
             if name in optional:
-                block[name] = np.fromiter((r[i] for r in rows), np.float64, len(rows))
+                block[name] = np.fromiter((getattr(r, name) for r in rows), np.float64, len(rows))
     elif kind == IMAGES:  # sizes typed as tbparse's (int64; sample rates float64)
-        block["value"] = _objects(decode_image(r[2]) for r in store.values)
-        block["width"] = np.fromiter((r[0] for r in store.values), np.int64, len(store.values))
-        block["height"] = np.fromiter((r[1] for r in store.values), np.int64, len(store.values))
+        block["value"] = _objects(decode_image(r.encoded) for r in store.values)
+        block["width"] = np.fromiter((r.width for r in store.values), np.int64, len(store.values))
+        block["height"] = np.fromiter((r.height for r in store.values), np.int64, len(store.values))
     elif kind == AUDIO:
-        block["value"] = _objects(decode_wav(r[3]) for r in store.values)
-        block["content_type"] = [r[0] for r in store.values]
-        block["length_frames"] = np.fromiter((r[1] for r in store.values), np.int64, len(store.values))
-        block["sample_rate"] = np.fromiter((r[2] for r in store.values), np.float64, len(store.values))
+        block["value"] = _objects(decode_wav(r.encoded) for r in store.values)
+        block["content_type"] = [r.content_type for r in store.values]
+        block["length_frames"] = np.fromiter((r.length_frames for r in store.values), np.int64, len(store.values))
+        block["sample_rate"] = np.fromiter((r.sample_rate for r in store.values), np.float64, len(store.values))
     else:
         values = store.values if keep is None else [v for v, k in zip(store.values, keep) if k]
         if kind == TEXT:

@@ -146,13 +146,14 @@ def extract(runs: list[RunData], kinds=REPORT_KINDS, tags: str | None = None, ma
             for tag, rows in _grouped(store, bounds):
                 if _wanted(tag, tag_re):
                     keep = rows[even_indices(len(rows), max_points)]
-                    bands = np.asarray([histogram_percentiles(*(store.values[i][j] for j in (0, 1, 5, 6)))
-                                        for i in keep], np.float64).reshape(-1, 9)
+                    rows_kept = [store.values[i] for i in keep]
+                    bands = np.asarray([histogram_percentiles(r.min, r.max, r.limits, r.counts) for r in rows_kept],
+                                       np.float64).reshape(-1, 9)
                     report.distributions.setdefault(tag, []).append(Series(run_id(run), steps[keep], bands, len(rows)))
         if "images" in kinds:
             store = run.images
             for tag, rows in _grouped(store, bounds):
-                encoded = store.values[int(rows[-1])][2]
+                encoded = store.values[int(rows[-1])].encoded
                 mime = _image_type(encoded)
                 if _wanted(tag, tag_re) and mime is not None:
                     step = int(store.steps[int(rows[-1])])

@@ -10,23 +10,21 @@ import time
 
 from tensorboard.events.record import CorruptEventFileError
 from tensorboard.events.scan_many import intact_spans, scan_tails
+from tensorboard.logdir import decode_many
 from tensorboard.logdir.bulk import plain_scalars
 from tensorboard.serving._reading import MARK_BYTES, FileState, file_records, read_appended, tag_ids
 from tensorboard.serving._run import RunState
 
 logger = logging.getLogger("tensorboard.serving")
 
-# New bytes decoded together: the decode's temporary arrays take tens of bytes per record, so small
-# batches keep memory flat, and they are as fast as large ones (their columns stay in the CPU's cache).
-BATCH_BYTES = 1 << 20
-SMALL_BYTES = 1 << 20  # a file with more new bytes is read on its own, in chunks of as many
 
 
 class Batch:
-    """Collects (run, file, new bytes) and reads them together once BATCH_BYTES are held, or on flush()."""
+    """Collects (run, file, new bytes) and reads them together once decode_many.DECODE_GROUP_BYTES are held
+    (the engine's bound on bytes decoded together), or on flush()."""
 
     def __init__(self, max_bytes: int | None = None):
-        self._max_bytes = BATCH_BYTES if max_bytes is None else max_bytes
+        self._max_bytes = decode_many.DECODE_GROUP_BYTES if max_bytes is None else max_bytes
         self._jobs: list[tuple[RunState, FileState, bytes]] = []
         self._held = 0
 
@@ -91,7 +89,7 @@ def read_new_bytes(run: RunState, reads: list[tuple[FileState, tuple, int, int]]
     just stat'ed. Queued in `batch`, or read here file by file when one file has much to read (the
     run's files then keep their order). A file replaced since its stat is left for the next reload.
     True when a file read before was appended to (a file being written; its `grew` is now)."""
-    alone = any(size - file_state.offset > SMALL_BYTES for file_state, _, size, _ in reads)
+    alone = any(size - file_state.offset > decode_many.DECODE_GROUP_BYTES for file_state, _, size, _ in reads)
     now = time.monotonic()
     appended = False
     for file_state, identity, size, mtime in reads:

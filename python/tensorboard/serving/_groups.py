@@ -11,7 +11,7 @@ from tensorboard.compat.proto import summary_pb2, tensor_pb2, types_pb2
 from tensorboard.plugins.custom_scalar import layout_pb2
 from tensorboard.plugins.custom_scalar.metadata import CONFIG_SUMMARY_TAG, PLUGIN_NAME
 from tensorboard.serving._run import RunState
-from tensorboard.serving._series import Series
+from tensorboard.serving._series import Series, SeriesView
 from tensorboard.stats.grouping import group_runs
 
 LAYOUT_TITLE = "Groups: mean ± std"
@@ -86,17 +86,17 @@ def _group_state(name: str, members: list[RunState]) -> RunState:
     return state
 
 
-def _reduce(views):
-    """(steps all members have, their latest wall time, mean, std with ddof=1) of members' (steps, walls, values)."""
-    common = views[0][0]
-    for steps, _, _ in views[1:]:
-        common = np.intersect1d(common, steps)
+def _reduce(views: list[SeriesView]):
+    """(steps all members have, their latest wall time, mean, std with ddof=1) of members' numeric series."""
+    common = views[0].steps
+    for view in views[1:]:
+        common = np.intersect1d(common, view.steps)
     values = np.empty((len(views), len(common)))
     walls = np.empty((len(views), len(common)))
-    for row, (steps, wall, value) in enumerate(views):
-        order = np.argsort(steps, kind="stable")
-        at = order[np.searchsorted(steps, common, sorter=order)]
-        values[row], walls[row] = value[at], wall[at]
+    for row, view in enumerate(views):
+        order = np.argsort(view.steps, kind="stable")
+        at = order[np.searchsorted(view.steps, common, sorter=order)]
+        values[row], walls[row] = view.values[at], view.walls[at]
     std = values.std(axis=0, ddof=1) if len(views) > 1 else np.full(len(common), np.nan)
     return common, walls.max(axis=0), values.mean(axis=0), std
 

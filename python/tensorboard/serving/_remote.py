@@ -9,6 +9,7 @@ import io
 import logging
 
 from tensorboard.events.storage import storage_for
+from tensorboard.logdir import decode_many
 from tensorboard.logdir.discovery import object_store_runs
 from tensorboard.logdir.fetch import (
     DEFAULT_MAX_BYTES,
@@ -20,7 +21,7 @@ from tensorboard.logdir.fetch import (
     plan_fetches,
     reading_options,
 )
-from tensorboard.serving._batch import SMALL_BYTES, Batch
+from tensorboard.serving._batch import Batch
 from tensorboard.serving._reading import MARK_BYTES, FileState, read_appended
 
 logger = logging.getLogger("tensorboard.serving")
@@ -129,7 +130,7 @@ class RemoteRoot:
             if stream.read(len(state.mark)) != state.mark:
                 return False
         new = len(data) - (state.offset - listed.start) if data is not None else None
-        if new is None or new > SMALL_BYTES:  # a lot to read: on its own, in chunks
+        if new is None or new > decode_many.DECODE_GROUP_BYTES:  # a lot to read: on its own, in chunks
             decode.flush()  # what was queued before it comes first
             read_appended(run, state, stream)
         elif new > 0:

@@ -5,10 +5,40 @@ the same points as upstream's Python loader, without a Python object per event."
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 import numpy as np
 
 _GROW = 64  # first column capacity; columns double when full
+
+
+@dataclass(frozen=True)
+class SeriesView:
+    """The kept points of one series, in reservoir order (copies): what the data provider answers from.
+
+    A numeric series (plain and tensor scalars read as floats) has `values`; any other has `blobs`, each
+    point's serialized TensorProto, and `lengths`, how many blobs each point's sequence holds (images,
+    audio) or 1.
+    """
+
+    steps: np.ndarray
+    walls: np.ndarray
+    values: np.ndarray | None = None
+    blobs: list[bytes] | None = None
+    lengths: np.ndarray | None = None
+
+    @property
+    def numeric(self) -> bool:
+        return self.values is not None
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def tensor(self, i: int):
+        """The TensorProto of point `i` of a non-numeric series (upstream's proto class, as the renderer takes)."""
+        from tensorboard.compat.proto import tensor_pb2
+
+        return tensor_pb2.TensorProto.FromString(self.blobs[i])
 
 
 class Series:
@@ -117,12 +147,13 @@ class Series:
             self._extent = (int(self.steps[:n].max()), float(self.walls[:n].max()), longest)
         return self._extent
 
-    def view(self):
-        """(steps, walls, values or (blobs, lengths)) of the kept points, in reservoir order (copies)."""
+    def view(self) -> SeriesView:
+        """The kept points, in reservoir order (copies)."""
         n = self.n
         if self.numeric:
-            return self.steps[:n].copy(), self.walls[:n].copy(), self.values[:n].copy()
-        return self.steps[:n].copy(), self.walls[:n].copy(), (list(self.blobs), self.lengths[:n].copy())
+            return SeriesView(self.steps[:n].copy(), self.walls[:n].copy(), values=self.values[:n].copy())
+        return SeriesView(self.steps[:n].copy(), self.walls[:n].copy(), blobs=list(self.blobs),
+                          lengths=self.lengths[:n].copy())
 
 
 def downsample_indices(count: int, k: int) -> list[int]:

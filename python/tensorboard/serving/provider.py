@@ -9,7 +9,7 @@ import json
 from tensorboard import errors
 from tensorboard.compat.proto import summary_pb2
 from tensorboard.data import provider
-from tensorboard.serving._series import downsample_indices
+from tensorboard.serving._series import SeriesView, downsample_indices
 
 _SCALAR = summary_pb2.DATA_CLASS_SCALAR
 _TENSOR = summary_pb2.DATA_CLASS_TENSOR
@@ -78,7 +78,7 @@ class StandaloneDataProvider(provider.DataProvider):
         return result
 
     def _views(self, index: dict):
-        """(run name, tag, metadata, columns or None) for every indexed series."""
+        """(run name, tag, metadata, SeriesView or None) for every indexed series."""
         runs = self._logdir.runs()
         for name, tag_to_meta in index.items():
             run = runs[name]
@@ -136,8 +136,8 @@ class StandaloneDataProvider(provider.DataProvider):
         for name, tag, _, columns in self._views(index):
             data = []
             for i in downsample_indices(_count(columns), downsample):
-                data.append(provider.TensorDatum(step=int(columns[0][i]), wall_time=float(columns[1][i]),
-                                                 numpy=tensor_util.make_ndarray(_tensor(columns, i))))
+                data.append(provider.TensorDatum(step=int(columns.steps[i]), wall_time=float(columns.walls[i]),
+                                                 numpy=tensor_util.make_ndarray(columns.tensor(i))))
             result[name][tag] = data
         return result
 
@@ -152,16 +152,16 @@ class StandaloneDataProvider(provider.DataProvider):
         result: dict = {name: {} for name in index}
         for name, tag, _, columns in self._views(index):
             first_at: dict = {}  # step -> its first point (in reservoir order), as upstream keeps it
-            for i, step in enumerate(columns[0].tolist() if columns is not None else []):
+            for i, step in enumerate(columns.steps.tolist() if columns is not None else []):
                 first_at.setdefault(step, i)
             points = [first_at[s] for s in sorted(first_at)]
             data = []
             for k in downsample_indices(len(points), downsample):
                 i = points[k]
-                step = int(columns[0][i])
+                step = int(columns.steps[i])
                 keys = tuple(provider.BlobReference(encode_blob_key(experiment_id, plugin_name, name, tag, step, j))
-                             for j in range(int(columns[2][1][i])))
-                data.append(provider.BlobSequenceDatum(wall_time=float(columns[1][i]), step=step, values=keys))
+                             for j in range(int(columns.lengths[i])))
+                data.append(provider.BlobSequenceDatum(wall_time=float(columns.walls[i]), step=step, values=keys))
             result[name][tag] = data
         return result
 
@@ -178,10 +178,10 @@ class StandaloneDataProvider(provider.DataProvider):
             columns = None if series is None else series.view()
         if meta is None or meta.data_class != _BLOBS or columns is None:
             raise errors.NotFoundError(blob_key)
-        matches = (columns[0] == step).nonzero()[0]
+        matches = (columns.steps == step).nonzero()[0]
         if not len(matches):
             raise errors.NotFoundError("%s: no such step %r" % (blob_key, step))
-        return tensor_util.make_ndarray(_tensor(columns, int(matches[0])))[index]
+        return tensor_util.make_ndarray(columns.tensor(int(matches[0])))[index]
 
 
 def _check_downsample(downsample) -> None:
@@ -191,24 +191,18 @@ def _check_downsample(downsample) -> None:
         raise TypeError("`downsample` must be an int, but got %r: %r" % (type(downsample), downsample))
 
 
-def _count(columns) -> int:
-    return 0 if columns is None else len(columns[0])
+def _count(columns: SeriesView | None) -> int:
+    return 0 if columns is None else len(columns)
 
 
-def _scalar_data(columns, picked: list[int]) -> list:
+def _scalar_data(columns: SeriesView, picked: list[int]) -> list:
     if not picked:
         return []
-    steps, walls, values = columns
-    if not isinstance(values, tuple):
+    steps, walls = columns.steps, columns.walls
+    if columns.numeric:
         return [provider.ScalarDatum(step=s, wall_time=w, value=v) for s, w, v in
-                zip(steps[picked].tolist(), walls[picked].tolist(), values[picked].tolist())]
+                zip(steps[picked].tolist(), walls[picked].tolist(), columns.values[picked].tolist())]
     from tensorboard.util import tensor_util
 
     return [provider.ScalarDatum(step=int(steps[i]), wall_time=float(walls[i]),
-                                 value=tensor_util.make_ndarray(_tensor(columns, i)).item()) for i in picked]
-
-
-def _tensor(columns, i: int):
-    from tensorboard.compat.proto import tensor_pb2
-
-    return tensor_pb2.TensorProto.FromString(columns[2][0][i])
+                                 value=tensor_util.make_ndarray(columns.tensor(i)).item()) for i in picked]

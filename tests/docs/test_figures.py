@@ -52,6 +52,7 @@ NOT_MEASURED = {
     },
     "docs/logging.md": {
         "16 MiB": "the text bound",
+        "10 s": "the default interval of system metrics",
     },
     "docs/troubleshooting.md": {
         "120 seconds": "the default `flush_secs`",

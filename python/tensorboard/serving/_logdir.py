@@ -9,6 +9,7 @@ import posixpath
 import sys
 import threading
 import time
+from typing import NamedTuple
 
 from tensorboard.events.storage import is_remote, storage_for
 from tensorboard.logdir.discovery import directory_run, event_directories
@@ -21,6 +22,15 @@ from tensorboard.serving._remote import RemoteRoot
 from tensorboard.serving._run import RunState
 
 logger = logging.getLogger("tensorboard.serving")
+
+
+class FoundRun(NamedTuple):
+    """Where a run served now is: its directory, its object-store root (None: local), and its files
+    (a local run's names; an object-store run's listing, None when the store could not be listed)."""
+
+    directory: str
+    remote: RemoteRoot | None
+    files: object
 
 
 class _Run:
@@ -115,9 +125,9 @@ class Logdir:
                 self._group_states = self._groups.build({name: run.state for name, run in self._runs.items()})
             self.loaded.set()
 
-    def _found(self) -> dict:
-        """Run name -> (directory, its object-store root or None, its files) of every run served now."""
-        found: dict[str, tuple[str, RemoteRoot | None, object]] = {}
+    def _found(self) -> dict[str, FoundRun]:
+        """Run name -> where it is, for every run served now."""
+        found: dict[str, FoundRun] = {}
         for root, prefix in self._roots.items():
             if is_remote(root):
                 remote = self._remote_root(root)
@@ -128,16 +138,16 @@ class Logdir:
                     listing = {directory: None for directory in self._known_directories(remote)}
                 for directory, files in listing.items():
                     name = prefixed(prefix, directory_run(remote.url, directory))
-                    found.setdefault(name, (directory, remote, files))
+                    found.setdefault(name, FoundRun(directory, remote, files))
                 continue
             root = os.path.expanduser(root)
             for directory, names in event_directories(storage_for(root), root, sort=False):
-                found.setdefault(prefixed(prefix, directory_run(root, directory)), (directory, None, names))
+                found.setdefault(prefixed(prefix, directory_run(root, directory)), FoundRun(directory, None, names))
         if self._selection is not None:
             found = {name: where for name, where in found.items() if self._selection.wants_run(name)}
         return found
 
-    def _read_found(self, found: dict) -> None:
+    def _read_found(self, found: dict[str, FoundRun]) -> None:
         """Reads what was appended to the runs of `found` (local ones together, object-store ones per root)."""
         remote_runs: dict[RemoteRoot, list] = {}
         batch, swaps = Batch(), []

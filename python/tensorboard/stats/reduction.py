@@ -4,17 +4,19 @@ have the step. Every point is read (no sampling); runs that can't be compared st
 refused, naming the run and the tag, unless the caller allows it."""
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable, Literal, Sequence, get_args
 
 import numpy as np
 
 from tensorboard.logdir.run_data import RunData
 
-REDUCE_OPS = ("mean", "std", "min", "max", "median")
-DUPLICATE_STEPS = ("keep-first", "keep-last", "mean")
+ReduceOp = Literal["mean", "std", "min", "max", "median"]
+DuplicateSteps = Literal["keep-first", "keep-last", "mean"]  # which value of a step logged twice counts
+REDUCE_OPS: tuple[ReduceOp, ...] = get_args(ReduceOp)
+DUPLICATE_STEPS: tuple[DuplicateSteps, ...] = get_args(DuplicateSteps)
 
 
-def check_ops(ops: str | Iterable[str], flag: str = "ops") -> tuple[str, ...]:
+def check_ops(ops: str | Iterable[ReduceOp], flag: str = "ops") -> tuple[ReduceOp, ...]:
     """`ops` as a tuple of known reductions ('mean,std' or ['mean', 'std']); a clear error names `flag`."""
     names = tuple(op.strip() for op in ops.split(",")) if isinstance(ops, str) else tuple(ops)
     unknown = [op for op in names if op not in REDUCE_OPS]
@@ -24,7 +26,7 @@ def check_ops(ops: str | Iterable[str], flag: str = "ops") -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def run_series(run: RunData, duplicate_steps: str | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def run_series(run: RunData, duplicate_steps: DuplicateSteps | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """{tag: (steps, values)} of the run's scalars, steps ascending; a step logged twice is an error
     unless `duplicate_steps` says which value to keep ('keep-first', 'keep-last' or 'mean')."""
     store = run.scalars
@@ -48,7 +50,7 @@ def run_series(run: RunData, duplicate_steps: str | None = None) -> dict[str, tu
     return out
 
 
-def _one_per_step(run: str, tag: str, steps, values, repeated, how: str | None):
+def _one_per_step(run: str, tag: str, steps, values, repeated, how: DuplicateSteps | None):
     if how is None:
         raise ValueError(f"run {run!r}, tag {tag!r}: step {int(steps[repeated[0]])} is logged more than once; "
                          f"choose which value counts with duplicate_steps (--handle-dup-steps): "
@@ -63,9 +65,9 @@ def _one_per_step(run: str, tag: str, steps, values, repeated, how: str | None):
     return unique, np.add.reduceat(values, first) / counts
 
 
-def reduce_runs(runs: Sequence[RunData], ops: str | Iterable[str] = ("mean",), *, lax_steps: bool = False,
+def reduce_runs(runs: Sequence[RunData], ops: str | Iterable[ReduceOp] = ("mean",), *, lax_steps: bool = False,
                 lax_tags: bool = False, min_runs_per_step: int | None = None,
-                duplicate_steps: str | None = None):
+                duplicate_steps: DuplicateSteps | None = None):
     """One DataFrame row per (tag, step): `tag`, `step`, a column per op and `n_runs`, the runs with a
     value at that step.
 
@@ -138,7 +140,7 @@ def _reduce_tag(tag: str, having, ops: tuple[str, ...], min_runs: int | None, pd
     return out
 
 
-def reduce_groups(runs: Sequence[RunData], ops: str | Iterable[str] = ("mean",), group_by=None, **options):
+def reduce_groups(runs: Sequence[RunData], ops: str | Iterable[ReduceOp] = ("mean",), group_by=None, **options):
     """`reduce_runs` for each group of `runs` (`stats.grouping`: names equal once `group_by`'s matches
     are removed), with a leading `group` column; without `group_by`, all runs are one group and
     there is no such column. `options`: those of `reduce_runs`."""

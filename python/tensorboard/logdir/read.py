@@ -19,24 +19,28 @@ OnFile = Callable[[int, int, str], None]  # (files done, files in all, path), af
 
 def read_runs(log_path: str | os.PathLike, storage_options: dict | None = None, skip_damaged: bool = False,
               progress: OnFile | None = None, selection: Selection | None = None, storage=None,
-              concurrency: int | None = None, max_bytes: int | None = None) -> list[RunData]:
+              concurrency: int | None = None, max_bytes: int | None = None, *,
+              run_filter: Callable[[str], bool] | None = None) -> list[RunData]:
     """Every run below `log_path`, decoded (see `iter_runs`)."""
     return list(iter_runs(log_path, storage_options, skip_damaged, progress, selection, storage, concurrency,
-                          max_bytes))
+                          max_bytes, run_filter=run_filter))
 
 
 def iter_runs(log_path: str | os.PathLike, storage_options: dict | None = None, skip_damaged: bool = False,
               progress: OnFile | None = None, selection: Selection | None = None, storage=None,
-              concurrency: int | None = None, max_bytes: int | None = None) -> Iterator[RunData]:
+              concurrency: int | None = None, max_bytes: int | None = None, *,
+              run_filter: Callable[[str], bool] | None = None) -> Iterator[RunData]:
     """The runs below `log_path` one at a time, each decoded in full before it is yielded.
 
-    `selection`: runs it does not want are not fetched; its tags, steps and kinds trim each run.
-    `progress(files_done, files_total, path)` is called after each file. On an object store, files
-    are fetched `concurrency` at a time with at most `max_bytes` in flight (see `logdir.fetch`).
+    `selection` and `run_filter(name)`: runs they do not want are not fetched; the selection's tags,
+    steps and kinds trim each run. `progress(files_done, files_total, path)` is called after each file.
+    On an object store, files are fetched `concurrency` at a time with at most `max_bytes` in flight
+    (see `logdir.fetch`).
     """
     listing = list_runs(log_path, storage_options, storage, concurrency)
-    if selection is not None:
-        listing = listing.only(selection.wants_run)
+    for wanted in (run_filter, None if selection is None else selection.wants_run):
+        if wanted is not None:
+            listing = listing.only(wanted)
     return read_listed(listing, skip_damaged, progress, selection, concurrency, max_bytes)
 
 

@@ -16,7 +16,8 @@ from tensorboard.events.record import (
 )
 from tensorboard.events.scan import read_records
 from tensorboard.events.storage import storage_for
-from tensorboard.logdir import RunData, is_event_file, list_runs, read_listed
+from tensorboard.logdir import RunData, is_event_file, list_runs
+from tensorboard.logdir import read_runs as engine_read_runs
 
 __all__ = ["EventFileReader", "LoggedEvent", "discover", "is_event_file", "read_events", "read_logdir", "read_runs",
            "read_scalars"]
@@ -69,11 +70,8 @@ def read_runs(log_path: str | os.PathLike, storage_options: dict | None = None, 
         FileNotFoundError: `log_path` does not exist.
         CorruptEventFileError: A record fails its CRC check (unless `skip_damaged`).
     """
-    listing = list_runs(log_path, storage_options, storage, concurrency)
-    for wanted in (run_filter, None if selection is None else selection.wants_run):
-        if wanted is not None:
-            listing = listing.only(wanted)
-    return list(read_listed(listing, skip_damaged, progress, selection, concurrency, max_bytes))
+    return engine_read_runs(log_path, storage_options, skip_damaged, progress, selection, storage, concurrency,
+                            max_bytes, run_filter=run_filter)
 
 
 # -- the event-by-event API (protobuf Events) ---------------------------------------------------------

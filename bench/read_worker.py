@@ -35,7 +35,7 @@ def main() -> int:
     import pandas as pd
 
     if reader == "ours":
-        import tensorboard.logdir.bulk  # noqa: F401,E401
+        import tensorboard.logdir.bulk_decode  # noqa: F401,E401
         import tensorboard.logdir.decode
         import tensorboard.reader._frames
         import tensorboard.src.event_pb2  # noqa: F401

@@ -1,4 +1,4 @@
-"""events.bulk.scalar_records: byte for byte the records `record.frame(wire.scalar_event(...))` gives,
+"""events.bulk_encode.scalar_records: byte for byte the records `record.frame(wire.scalar_event(...))` gives,
 for every step width (0, one byte, ..., negative), long tags, hostile values; read back by upstream."""
 import io
 import math
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from upstream import upstream_run
 
 from tensorboard.events import file_names, record, scan, wire
-from tensorboard.events.bulk import scalar_records
+from tensorboard.events.bulk_encode import scalar_records
 
 
 def one_by_one(tag, steps, values, walls):

@@ -1,4 +1,4 @@
-"""logdir.bulk.key_ids groups records by their exact tag bytes, whichever way it takes: one key at a
+"""logdir.bulk_decode.key_ids groups records by their exact tag bytes, whichever way it takes: one key at a
 time for a few distinct keys, by hash for many; keys that share a prefix or differ in length only
 stay apart, and each record's group names its own key."""
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tensorboard.logdir import bulk
+from tensorboard.logdir import bulk_decode
 
 
 def layout(keys: list[bytes]):
@@ -28,7 +28,7 @@ def test_each_record_gets_the_group_of_its_own_key(distinct):
     chosen = vocabulary[:distinct]
     keys = [chosen[int(i)] for i in rng.integers(0, distinct, 500)]
     data, starts, lengths = layout(keys)
-    inverse, first, found = bulk.key_ids(data, starts, lengths)
+    inverse, first, found = bulk_decode.key_ids(data, starts, lengths)
     assert sorted(found) == sorted(set(keys))
     assert [found[g] for g in inverse.tolist()] == keys
     assert [keys[i] for i in first.tolist()] == found
@@ -37,7 +37,7 @@ def test_each_record_gets_the_group_of_its_own_key(distinct):
 def test_the_one_key_and_the_hash_ways_agree():
     keys = [b"a", b"b", b"ab", b"a", b"b"] * 20
     data, starts, lengths = layout(keys)
-    peeled = bulk.key_ids(data, starts, lengths)
-    hashed = bulk.key_ids(*layout(keys + [b"k%d" % i for i in range(20)]))
+    peeled = bulk_decode.key_ids(data, starts, lengths)
+    hashed = bulk_decode.key_ids(*layout(keys + [b"k%d" % i for i in range(20)]))
     assert [peeled[2][g] for g in peeled[0].tolist()] == keys
     assert [hashed[2][g] for g in hashed[0].tolist()][:len(keys)] == keys

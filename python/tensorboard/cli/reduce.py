@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from tensorboard.cli.messages import one_line_warnings
-from tensorboard.events.bulk import scalar_records
+from tensorboard.events.bulk_encode import scalar_records
 from tensorboard.events.file_names import event_file_name, header_record
 from tensorboard.events.record import frame as frame_record
 from tensorboard.events.storage import LOCAL

@@ -265,7 +265,7 @@ def bulk_columns(buf: bytes, starts, ends):
         return None
     import numpy as np
 
-    from tensorboard.logdir.bulk import key_ids, plain_scalars
+    from tensorboard.logdir.bulk_decode import key_ids, plain_scalars
 
     ok, steps, walls, values, key_start, key_len = plain_scalars(buf, starts, ends)
     idx = np.flatnonzero(ok)

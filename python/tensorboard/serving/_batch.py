@@ -11,7 +11,7 @@ import time
 from tensorboard.events.record import CorruptEventFileError
 from tensorboard.events.scan_many import intact_spans, scan_tails
 from tensorboard.logdir import decode_many
-from tensorboard.logdir.bulk import plain_scalars
+from tensorboard.logdir.bulk_decode import plain_scalars
 from tensorboard.serving._reading import MARK_BYTES, FileState, file_records, read_appended, tag_ids
 from tensorboard.serving._run import RunState
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from tensorboard.events.record import CorruptEventFileError, not_an_event
 from tensorboard.events.scan import scan_spans
-from tensorboard.logdir.bulk import key_ids, plain_scalars
+from tensorboard.logdir.bulk_decode import key_ids, plain_scalars
 from tensorboard.logdir.payloads import damaged_value_message
 from tensorboard.serving._migrate import migrate
 from tensorboard.serving._run import RunState

@@ -7,7 +7,9 @@
 #
 # uv reads no pip configuration, so this machine's pip settings are passed on: index and extra-index URLs,
 # find-links, constraints and the CA bundle. The index strategy is pip's own (the best version across all
-# indexes), so both tools pick the same versions; docs/compatibility.md's checks hold either way.
+# indexes), so both tools pick the same versions; docs/compatibility.md's checks hold either way. Bytecode is
+# compiled at install, as pip does: where PYTHONDONTWRITEBYTECODE is set, a package installed without it is
+# compiled again at every import, and the suite's thousands of interpreters take twice as long.
 # TB_PIP_INSTALLER=pip forces pip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +45,8 @@ if [ -n "$UV" ]; then
   cert=$(python3 -m pip config list 2>/dev/null | sed -n "s/^[^=]*\.cert='\(.*\)'$/\1/p" | tail -n1)
   mapfile -t settings < <(pip_settings_as_uv_flags)
   [ -n "$cert" ] && [ -f "$cert" ] && export SSL_CERT_FILE="$cert"
-  exec "$UV" pip install -q --python "$VENV/bin/python" --index-strategy unsafe-best-match "${settings[@]}" "$@"
+  exec "$UV" pip install -q --python "$VENV/bin/python" --index-strategy unsafe-best-match --compile-bytecode \
+    "${settings[@]}" "$@"
 fi
 args=()
 for arg in "$@"; do

@@ -5,12 +5,10 @@ runs in the venv made by tools/test_envs.sh (`.venv-upstream`) and answers in JS
 """
 from __future__ import annotations
 
-import atexit
 import base64
 import json
 import os
 import subprocess
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -30,49 +28,13 @@ def upstream_python() -> str:
     return str(candidate)
 
 
-class _UpstreamReader:
-    """One upstream interpreter (upstream_dump.py --serve) that reads every logdir this process asks about:
-    starting one per read cost a second or two of imports, about 150 times a suite. Started on first use,
-    stopped at exit (stdin closed, then waited for)."""
-
-    def __init__(self):
-        self._process: subprocess.Popen | None = None
-        self._lock = threading.Lock()
-        atexit.register(self.stop)
-
-    def read(self, logdir: str) -> dict:
-        with self._lock:
-            if self._process is None or self._process.poll() is not None:
-                self._process = subprocess.Popen(
-                    [upstream_python(), str(DUMP_SCRIPT), "--serve"], text=True, stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": ""})
-            self._process.stdin.write(logdir + "\n")
-            self._process.stdin.flush()
-            line = self._process.stdout.readline()
-        if not line:
-            raise AssertionError(f"upstream reader exited ({self._process.poll()}) reading {logdir}")
-        answer = json.loads(line)
-        if "error" in answer:
-            raise AssertionError(f"upstream reader failed on {logdir}:\n{answer['error']}")
-        return answer
-
-    def stop(self) -> None:
-        process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            process.stdin.close()
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-_READER = _UpstreamReader()
-
-
 def upstream_read(logdir: str | os.PathLike) -> dict:
     """Everything upstream's readers see in `logdir`: {"runs": {run: {...}}}."""
-    return _READER.read(os.path.abspath(os.fspath(logdir)))  # the reader keeps the cwd it started in
+    result = subprocess.run([upstream_python(), str(DUMP_SCRIPT), str(logdir)], capture_output=True,
+                            text=True, timeout=600, env={**os.environ, "PYTHONPATH": ""})
+    if result.returncode != 0:
+        raise AssertionError(f"upstream reader failed on {logdir}:\n{result.stderr}")
+    return json.loads(result.stdout)
 
 
 def upstream_run(logdir: str | os.PathLike, run: str = ".") -> dict:

@@ -145,7 +145,7 @@ def projector(run_dir: str) -> dict | None:
     return {"embeddings": embeddings}
 
 
-def dump(logdir: str) -> dict:
+def main(logdir: str) -> None:
     runs = {}
     for run_dir in sorted(io_wrapper.GetLogdirSubdirectories(logdir)):
         name = os.path.relpath(run_dir, logdir)
@@ -154,27 +154,8 @@ def dump(logdir: str) -> dict:
         if "projector_config.pbtxt" in filenames:
             name = os.path.relpath(dirpath, logdir)
             runs.setdefault(name, {})["projector"] = projector(dirpath)
-    return {"runs": runs}
-
-
-def serve() -> None:
-    """Answers one logdir per stdin line with one JSON line on stdout ({"error": ...} for a failure), until
-    stdin ends: one interpreter reads every logdir a test session asks about (tests/upstream.py)."""
-    answers = sys.stdout
-    sys.stdout = sys.stderr  # whatever upstream prints stays out of the answers
-    for line in sys.stdin:
-        try:
-            answer = dump(line.rstrip("\n"))
-        except Exception:
-            import traceback
-
-            answer = {"error": traceback.format_exc()}
-        answers.write(json.dumps(answer) + "\n")
-        answers.flush()
+    json.dump({"runs": runs}, sys.stdout)
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--serve"]:
-        serve()
-    else:
-        json.dump(dump(sys.argv[1]), sys.stdout)
+    main(sys.argv[1])

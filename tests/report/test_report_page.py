@@ -154,9 +154,17 @@ def test_hover_shows_each_runs_value_then_screenshot(opened):
     assert len(values) == 1 + len(RUNS) and "--" not in values  # the step, then one value per run
     ARTIFACTS.mkdir(exist_ok=True)
     page.evaluate("window.scrollTo(0, 0)")
-    page.evaluate(STEADY)
-    shot = ARTIFACTS / "report.png"
-    page.screenshot(path=str(shot), full_page=True)
+    # The whole page in the viewport first: a full-page screenshot then resizes nothing, so no resize handler
+    # can clear the cursor between STEADY and the capture (on a busy machine one did).
+    viewport = page.viewport_size
+    height = page.evaluate("document.documentElement.scrollHeight")
+    page.set_viewport_size({"width": viewport["width"], "height": height})
+    try:
+        page.evaluate(STEADY)
+        shot = ARTIFACTS / "report.png"
+        page.screenshot(path=str(shot), full_page=True)
+    finally:
+        page.set_viewport_size(viewport)
     assert shot.stat().st_size > 10000
     _assert_docs_picture_is(shot)
 

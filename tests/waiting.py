@@ -1,14 +1,21 @@
-"""The tests' harness for waiting and ports: one polling loop (`poll`, and `eventually` on it), one free
-port, and loading a module from a file path. Every wait is on a condition, bounded only against a hang."""
+"""The tests' harness for waiting, ports and child interpreters: one polling loop (`poll`, and `eventually` on
+it), one free port, a Python snippet run against the source tree, and loading a module from a file path.
+Every wait is on a condition, bounded only against a hang."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import socket
+import subprocess
+import sys
+import textwrap
 import time
+from pathlib import Path
 from typing import Callable, TypeVar
 
 T = TypeVar("T")
 POLL_SECONDS = 30.0  # liveness bound for "eventually", not a speed limit
+REPO_PYTHON = str(Path(__file__).resolve().parent.parent / "python")  # the source tree's package
 
 
 def poll(predicate: Callable[[], T], seconds: float = POLL_SECONDS, every: float = 0.01) -> T:
@@ -33,6 +40,13 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def run_python(code: str, cwd, **env: str) -> subprocess.CompletedProcess:
+    """Runs the (dedented) snippet `code` in a new interpreter on the source tree's package, in `cwd`, with
+    `env` added to the environment; its output captured. 120 s guard a hang only."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": REPO_PYTHON, **env})
 
 
 def module_from_file(name: str, path) -> object:

@@ -3,31 +3,22 @@ and what it writes is read back the same by our reader and upstream's."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import textwrap
 import threading
 
 import pytest
 from upstream import metadata_fields, upstream_run
-from waiting import eventually
+from waiting import REPO_PYTHON, eventually, run_python
 
 import tensorboard
 from tensorboard import system
 from tensorboard.reader import SummaryReader
 
 pytest.importorskip("psutil")
-REPO_PYTHON = os.path.join(os.path.dirname(__file__), "..", "..", "python")
 MONITOR_THREAD = "tensorboard-system-monitor"
 
 
 def monitor_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == MONITOR_THREAD]
-
-
-def run_python(code: str, cwd, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "PYTHONPATH": REPO_PYTHON, **env})
 
 
 def system_scalars(logdir) -> dict[str, list[int]]:
@@ -86,7 +77,7 @@ def test_monitor_stop_is_idempotent_and_the_writer_goes_on(tmp_path):
 def test_the_thread_ends_at_exit_without_close_and_the_samples_are_written(tmp_path):
     result = run_python(f"""
         import tensorboard
-        from waiting import eventually
+        from waiting import REPO_PYTHON, eventually, run_python
         writer = tensorboard.SummaryWriter({str(tmp_path)!r}, system_metrics=0.1, metadata=False, flush_secs=3600)
         writer.add_scalar("loss", 0.5, 0)
         assert eventually(lambda: writer.system_monitor.samples >= 2)

@@ -4,11 +4,11 @@ import os
 import socket
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
 from upstream import upstream_read, upstream_run
+from waiting import run_python
 
 import tensorboard
 from tensorboard import reader
@@ -182,12 +182,6 @@ def test_files_rolled_over_in_one_second_sort_before_the_runs_next_writer(tmp_pa
         for step in range(20, 25):
             restarted.add_scalar("x", 100.0 + step, step)
     assert steps_values(tmp_path, "x") == [(s, float(s)) for s in range(20)] + [(s, 100.0 + s) for s in range(20, 25)]
-
-
-def run_python(code, cwd):
-    env = {**os.environ, "PYTHONPATH": REPO_PYTHON}
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
 
 
 def test_queued_events_are_flushed_at_interpreter_exit(tmp_path):

@@ -77,7 +77,7 @@ def test_monitor_stop_is_idempotent_and_the_writer_goes_on(tmp_path):
 def test_the_thread_ends_at_exit_without_close_and_the_samples_are_written(tmp_path):
     result = run_python(f"""
         import tensorboard
-        from waiting import REPO_PYTHON, eventually, run_python
+        from waiting import eventually
         writer = tensorboard.SummaryWriter({str(tmp_path)!r}, system_metrics=0.1, metadata=False, flush_secs=3600)
         writer.add_scalar("loss", 0.5, 0)
         assert eventually(lambda: writer.system_monitor.samples >= 2)

@@ -236,7 +236,7 @@ def launched_with(*flags: str):
 def group_run_names(names: list[str]) -> list[str]:
     """The runs --group_runs serves beside `names`: one per group of two or more, as the server names them."""
     _ours()
-    from tensorboard.serving._groups import group_run_name
+    from tensorboard.serving.seed_groups import group_run_name
     from tensorboard.stats import group_runs
 
     return [group_run_name(group) for group, members in group_runs(names, GROUP_BY).items() if len(members) > 1]

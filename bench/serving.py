@@ -234,8 +234,8 @@ def _reload(url: str, logdir: str, run: str, proc) -> float:
 def in_process(logdir: str, runs: list[str]) -> dict:
     """Our reader's full read of the logdir vs a reload after POINTS new points in one run."""
     sys.path.insert(0, os.path.join(REPO, "python"))
-    from tensorboard.serving._logdir import Logdir
     from tensorboard.serving.ingester import size_guidance
+    from tensorboard.serving.served_logdir import Logdir
 
     sizes, default = size_guidance(None)
     store = Logdir({logdir: None}, sizes, default)

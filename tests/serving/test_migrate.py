@@ -3,7 +3,7 @@ unnamed (as the native data server serves it), a named one keeps its name and de
 from __future__ import annotations
 
 from tensorboard.compat.proto import event_pb2, summary_pb2
-from tensorboard.serving._migrate import migrate
+from tensorboard.serving.migrate import migrate
 
 
 def _migrated(value: summary_pb2.Summary.Value) -> summary_pb2.Summary.Value:

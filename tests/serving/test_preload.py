@@ -12,9 +12,9 @@ from test_provider import _event, _header, assert_same, ours, upstream
 
 from tensorboard.logdir.selection import CLI_FLAGS, Selection
 from tensorboard.serving import preload
-from tensorboard.serving._logdir import Logdir
 from tensorboard.serving.ingester import size_guidance
 from tensorboard.serving.provider import StandaloneDataProvider
+from tensorboard.serving.served_logdir import Logdir
 
 
 @pytest.fixture(autouse=True)

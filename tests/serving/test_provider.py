@@ -13,9 +13,9 @@ from tensorboard import context
 from tensorboard.backend.event_processing import data_ingester, data_provider, plugin_event_multiplexer
 from tensorboard.events.record import frame
 from tensorboard.logdir import decode_many
-from tensorboard.serving._logdir import Logdir
 from tensorboard.serving.ingester import size_guidance
 from tensorboard.serving.provider import StandaloneDataProvider
+from tensorboard.serving.served_logdir import Logdir
 from tensorboard.src import event_pb2
 
 CTX = context.RequestContext()

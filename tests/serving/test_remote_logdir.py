@@ -9,8 +9,8 @@ import fsspec
 import pytest
 from test_provider import CTX, E, _event, _header, assert_same, ours
 
-from tensorboard.serving._remote import RemoteRoot
 from tensorboard.serving.provider import StandaloneDataProvider
+from tensorboard.serving.remote_root import RemoteRoot
 
 
 def local_as(local, url: str) -> StandaloneDataProvider:

@@ -14,8 +14,8 @@ pytest.importorskip("moto")
 from reader.slow_s3 import slow_s3  # noqa: E402
 from test_provider import CTX, E, _event, _header, assert_same, ours  # noqa: E402
 
-from tensorboard.serving._remote import RemoteRoot  # noqa: E402
 from tensorboard.serving.provider import StandaloneDataProvider  # noqa: E402
+from tensorboard.serving.remote_root import RemoteRoot  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("fetch_path")  # each test on both fetch paths (tests/conftest.py)
 BUCKET = "served"

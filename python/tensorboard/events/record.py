@@ -82,6 +82,11 @@ def not_an_event(path: str, offset: int, reason: object) -> str:
     return f"{path} at byte {offset}: {NOT_AN_EVENT} ({reason}); it is left out"
 
 
+def truncated_tail(path: str, offset: int, left: int) -> str:
+    """The one line that reports a file ending inside a record (`left` bytes of it from `offset`)."""
+    return f"{path} at byte {offset}: file ends inside a record ({left} bytes); skipping the partial record"
+
+
 class TruncatedTailWarning(UserWarning):
     """An event file ends inside a record (its writer was killed mid-write); the partial record is skipped."""
 

@@ -16,6 +16,7 @@ from tensorboard.events.record import (
     TruncatedRecordError,
     TruncatedTailWarning,
     read_bounded,
+    truncated_tail,
 )
 
 _LEN = struct.Struct("<Q").unpack_from
@@ -97,8 +98,7 @@ def scan_spans(stream: BinaryIO, path: str | None, chunk_bytes: int = CHUNK_BYTE
         if on_truncated is not None:
             on_truncated(base)
         if warn_truncated:
-            warnings.warn(f"{path} at byte {base}: file ends inside a record ({len(buf)} bytes); "
-                          "skipping the partial record", TruncatedTailWarning, stacklevel=3)
+            warnings.warn(truncated_tail(path, base, len(buf)), TruncatedTailWarning, stacklevel=3)
 
 
 _STRIDE_FIRST = 64  # records a stride guess checks at first; doubled while guesses hold, up to _STRIDE_MOST

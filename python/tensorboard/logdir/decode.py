@@ -1,5 +1,6 @@
-"""Decodes one event file into a RunData. Plain scalar and HistogramProto events (what every logger
-writes most) are decoded straight from the record bytes; anything else goes through protobuf."""
+"""The reader's sink of the reading pipeline (logdir.records): events into a RunData. Plain scalar and
+HistogramProto events (what every logger writes most) are decoded straight from the record bytes;
+anything else goes through protobuf."""
 from __future__ import annotations
 
 import struct
@@ -7,11 +8,11 @@ import warnings
 from typing import BinaryIO
 
 from tensorboard.events.record import CorruptEventFileError, DamagedFileWarning, not_an_event
-from tensorboard.events.scan import scan_spans
 from tensorboard.logdir.payloads import DamagedValueWarning
+from tensorboard.logdir.records import RecordBlock, ScalarStretch, feed_stream
 from tensorboard.logdir.run_data import RunData, histo_row
 
-_BULK_MIN = 64  # shorter chunks of plain scalars are cheaper one by one
+BULK_MIN = 64  # fewer plain scalars are cheaper one by one (the raw-byte path below is fast)
 
 _D = struct.Struct("<d").unpack_from
 _F = struct.Struct("<f").unpack_from
@@ -78,60 +79,53 @@ def _histo(buf, pos: int, end: int):
 def decode_file(run: RunData, stream: BinaryIO, path: str, file_id: int, skip_damaged: bool = False,
                 on_truncated=None) -> int:
     """Adds every event of `stream` to `run`; returns the number of events read."""
-    count = 0
+    sink = RunDataSink(run, file_id)
     try:
-        for buf, base, starts, ends in scan_spans(stream, path, on_truncated=on_truncated):
-            spans = Spans(buf, starts, ends)
-            count += decode_segments(run, spans, base, _segments(buf, starts, ends), path, file_id)
+        for _ in feed_stream(sink, stream, path, min_plain=BULK_MIN, on_truncated=on_truncated):
+            pass
     except CorruptEventFileError as err:
         if not skip_damaged:
             raise
         warnings.warn(f"{err}; the rest of this file is skipped", DamagedFileWarning, stacklevel=2)
-    return count
+    return sink.count
 
 
-class Spans:
-    """A buffer's intact records: payload starts and ends as arrays, and as Python lists once the
-    one-by-one path asks for them (once for all the files a buffer holds)."""
+class RunDataSink:
+    """The pipeline's sink (logdir.records.RecordSink) for one file of a RunData: plain scalars column-wise,
+    other records by the raw-byte decoder below, protobuf where that can't."""
 
-    def __init__(self, buf: bytes, starts, ends):
-        self.buf, self.starts, self.ends = buf, starts, ends
-        self._lists = None
+    def __init__(self, run: RunData, file_id: int):
+        self.run, self.file_id, self.count = run, file_id, 0
 
-    def lists(self) -> tuple[list[int], list[int]]:
-        if self._lists is None:
-            self._lists = self.starts.tolist(), self.ends.tolist()
-        return self._lists
+    def add_scalars(self, stretch: ScalarStretch) -> bool:
+        if not _append_bulk(self.run, stretch, self.file_id):
+            return False
+        self.count += len(stretch.steps)
+        return True
 
-
-def decode_segments(run: RunData, spans: Spans, base: int, segments, path: str, file_id: int) -> int:
-    """Adds the records of `segments` ((lo, hi, bulk columns or None)) to `run`; returns how many.
-    `base` is the file offset of spans.buf[0], for the offsets errors name."""
-    count = 0
-    for lo, hi, bulk in segments:
-        if bulk is None or not _append_bulk(run, bulk, lo, hi, file_id):
-            starts, ends = spans.lists()  # the one-by-one path works on Python ints
-            _one_by_one(run, spans.buf, base, starts, ends, lo, hi, path, file_id)
-        count += hi - lo
-    return count
+    def add_records(self, block: RecordBlock, lo: int, hi: int) -> None:
+        starts, ends = block.spans.lists()  # the one-by-one path works on Python ints
+        _one_by_one(self.run, block.spans.buf, block.base, starts, ends, lo, hi, block.path, self.file_id)
+        self.count += hi - lo
 
 
 def _one_by_one(run: RunData, buf: bytes, base: int, starts: list[int], ends: list[int], lo: int, hi: int,
                 path: str, file_id: int) -> None:
-    """Decodes records lo..hi one at a time: raw-byte fast paths for scalars and HistogramProtos, else protobuf."""
+    """Decodes records lo..hi one at a time: raw-byte fast paths for scalars and HistogramProtos, else protobuf.
+    (Longer than most functions here: the per-record fast path is inlined, as it runs once per record.)"""
     from tensorboard.src import event_pb2
 
     scalars = run.scalars
     s_tags, s_steps, s_walls = scalars.tags.append, scalars.steps.append, scalars.walls.append
     s_files, s_values = scalars.files.append, scalars.values.append  # purges edit columns in place
-    scalar_keys, histo_keys = run.scalar_keys, run.histo_keys
-    rules = run.rules
+    scalar_keys = run.scalar_keys
+    summary_step = run.rules.summary_step
     d, f = _D, _F
     for i in range(lo, hi):
         start = pos = starts[i]
         end = ends[i]
         try:
-            fast = None
+            values = None
             if pos < end:
                 b = buf[pos]
                 wall = 0.0
@@ -163,69 +157,71 @@ def _one_by_one(run: RunData, buf: bytes, base: int, starts: list[int], ends: li
                         if buf[pos] == 0x0A and buf[end - 5] == 0x15 and buf[pos + 1] == end - pos - 2:
                             tid = scalar_keys.get(buf[pos + 2:end - 4])
                             if tid is not None:
-                                if step < rules.most_recent_step:
-                                    rules.summary_step(step, [scalars.tag_names[tid]])
-                                else:
-                                    rules.most_recent_step = step
+                                summary_step(step, (scalars.tag_names[tid],))
                                 s_tags(tid)
                                 s_steps(step)
                                 s_walls(wall)
                                 s_files(file_id)
                                 s_values(f(buf, end - 4)[0])
                                 continue
-                        fast = []
-                        while pos < end:
-                            if buf[pos] != 0x0A:
-                                fast = None
-                                break
-                            vlen = buf[pos + 1]
-                            if vlen & 0x80:
-                                vlen, pos = _varint(buf, pos + 1)
-                            else:
-                                pos += 2
-                            vend = pos + vlen
-                            if vend > end:
-                                fast = None
-                                break
-                            if buf[vend - 5] == 0x15:
-                                key = buf[pos:vend - 4]
-                                tid = scalar_keys.get(key)
-                                if tid is None:
-                                    tag = _tag_prefix(key, 0x15)
-                                    if tag is not None:
-                                        tid = scalar_keys[key] = scalars.tag_id(tag)
-                                if tid is not None:
-                                    fast.append((tid, f(buf, vend - 4)[0]))
-                                    pos = vend
-                                    continue
-                            row = _fast_histo(buf, pos, vend, histo_keys)
-                            if row is None:
-                                fast = None
-                                break
-                            fast.append(row)
-                            pos = vend
-            if fast is None:
-                event = event_pb2.Event.FromString(buf[start:end])
-                run.process_event(event, file_id)
-                continue
-            if step < rules.most_recent_step:
-                rules.summary_step(step, [scalars.tag_names[v[0]] if len(v) == 2 else v[1] for v in fast])
+                        values = _summary_values(run, buf, pos, end)
+            if values is None:
+                run.process_event(event_pb2.Event.FromString(buf[start:end]), file_id)
             else:
-                rules.most_recent_step = step
-            for v in fast:
-                if len(v) == 2:
-                    s_tags(v[0])
-                    s_steps(step)
-                    s_walls(wall)
-                    s_files(file_id)
-                    s_values(v[1])
-                else:
-                    run.histograms.add(v[1], step, wall, file_id, v[2])
-        except CorruptEventFileError:
-            raise
+                _add_values(run, values, step, wall, file_id)
         except Exception as err:  # protobuf's DecodeError, a varint running off the end, ...
             # the record's checks passed, so the next one starts where it ends: only this one is lost
             warnings.warn(not_an_event(path, base + start - 12, err), DamagedValueWarning, stacklevel=2)
+
+
+def _summary_values(run: RunData, buf: bytes, pos: int, end: int) -> list[tuple] | None:
+    """The Summary at buf[pos:end] as (tag id, value) for plain scalars and (-1, tag, row) for plain
+    HistogramProtos; None when any value is something else (the record then goes through protobuf)."""
+    scalars, scalar_keys, histo_keys = run.scalars, run.scalar_keys, run.histo_keys
+    values: list[tuple] = []
+    while pos < end:
+        if buf[pos] != 0x0A:
+            return None
+        vlen = buf[pos + 1]
+        if vlen & 0x80:
+            vlen, pos = _varint(buf, pos + 1)
+        else:
+            pos += 2
+        vend = pos + vlen
+        if vend > end:
+            return None
+        if buf[vend - 5] == 0x15:
+            key = buf[pos:vend - 4]
+            tid = scalar_keys.get(key)
+            if tid is None:
+                tag = _tag_prefix(key, 0x15)
+                if tag is not None:
+                    tid = scalar_keys[key] = scalars.tag_id(tag)
+            if tid is not None:
+                values.append((tid, _F(buf, vend - 4)[0]))
+                pos = vend
+                continue
+        row = _fast_histo(buf, pos, vend, histo_keys)
+        if row is None:
+            return None
+        values.append(row)
+        pos = vend
+    return values
+
+
+def _add_values(run: RunData, values: list[tuple], step: int, wall: float, file_id: int) -> None:
+    """One event's values from _summary_values, after the purge rules for its step."""
+    scalars = run.scalars
+    run.rules.summary_step(step, [scalars.tag_names[v[0]] if len(v) == 2 else v[1] for v in values])
+    for v in values:
+        if len(v) == 2:
+            scalars.tags.append(v[0])
+            scalars.steps.append(step)
+            scalars.walls.append(wall)
+            scalars.files.append(file_id)
+            scalars.values.append(v[1])
+        else:
+            run.histograms.add(v[1], step, wall, file_id, v[2])
 
 
 def _fast_histo(buf, pos: int, vend: int, histo_keys: dict):
@@ -250,70 +246,31 @@ def _fast_histo(buf, pos: int, vend: int, histo_keys: dict):
     return None if parsed is None else (-1, tag, histo_row(*parsed))
 
 
-def _segments(buf: bytes, starts, ends):
-    """(lo, hi, bulk columns or None): runs of plain scalar records (bulk) and of everything else."""
-    columns = bulk_columns(buf, starts, ends)
-    if columns is None:
-        return [(0, len(starts), None)]
-    return split_segments(*columns, 0, len(starts))
-
-
-def bulk_columns(buf: bytes, starts, ends):
-    """(plain-scalar mask, bulk columns) of the records at starts..ends, or None where too few records
-    are plain scalars for column-wise decoding to pay (they all go one by one)."""
-    if len(starts) < _BULK_MIN:
-        return None
+def _append_bulk(run: RunData, stretch: ScalarStretch, file_id: int) -> bool:
+    """Appends a stretch of plain scalars column-wise; False when they need the per-event path."""
     import numpy as np
 
-    from tensorboard.logdir.bulk_decode import key_ids, plain_scalars
-
-    ok, steps, walls, values, key_start, key_len = plain_scalars(buf, starts, ends)
-    idx = np.flatnonzero(ok)
-    if len(idx) < _BULK_MIN:
-        return None
-    grouped = key_ids(np.frombuffer(buf, np.uint8), key_start[idx], key_len[idx])
-    if grouped is None:
-        return None
-    inverse, first, keys = grouped
-    key_of = np.full(len(starts), -1, np.int64)
-    key_of[idx] = inverse
-    return ok, (steps, walls, values, key_of, keys)
-
-
-def split_segments(ok, bulk, lo: int, hi: int):
-    """Records lo..hi cut where `ok` flips: (lo, hi, bulk) for runs of plain scalars, (lo, hi, None) else."""
-    import numpy as np
-
-    if hi <= lo:
-        return []
-    flips = np.flatnonzero(np.diff(ok[lo:hi].astype(np.int8))) + 1 + lo
-    bounds = [lo, *flips.tolist(), hi]
-    return [(a, b, bulk if ok[a] else None) for a, b in zip(bounds[:-1], bounds[1:])]
-
-
-def _append_bulk(run: RunData, bulk, lo: int, hi: int, file_id: int) -> bool:
-    """Appends records lo..hi (all plain scalars) column-wise; False when they need the per-event path."""
-    import numpy as np
-
-    steps, walls, values, key_of, keys = bulk
-    seg_steps = steps[lo:hi]
-    if not run.rules.purges_none(seg_steps):  # steps that purge go through the per-event path
+    if not run.rules.purges_none(stretch.steps):  # steps that purge go through the per-event path
         return False
     store = run.scalars
-    seg_keys = key_of[lo:hi]
-    used, first = np.unique(seg_keys, return_index=True)
-    tag_of_key = {}
-    for k in used[np.argsort(first)]:  # new tags get ids in order of first appearance, as one by one would
-        tag = keys[k].decode("utf-8", errors="strict")
-        tag_of_key[int(k)] = store.tag_id(tag)
-        run.scalar_keys.setdefault(b"\x0a" + bytes([len(keys[k])]) + keys[k] + b"\x15", tag_of_key[int(k)])
-    lookup = np.zeros(int(used.max()) + 1, np.int32)
-    for k, tid in tag_of_key.items():
-        lookup[k] = tid
-    store.tags.frombytes(lookup[seg_keys].astype(np.int32).tobytes())
-    store.steps.frombytes(seg_steps.astype(np.int64).tobytes())
-    store.walls.frombytes(walls[lo:hi].astype(np.float64).tobytes())
-    store.files.frombytes(np.full(hi - lo, file_id, np.int32).tobytes())
-    store.values.frombytes(values[lo:hi].astype(np.float64).tobytes())
-    run.rules.added(int(seg_steps[-1]), float(walls[hi - 1]))
+    lookup = np.empty(len(stretch.tags), np.int32)
+    for i, (tag, key) in enumerate(zip(stretch.tags, stretch.keys)):  # new tags get ids in order of first
+        lookup[i] = store.tag_id(tag)  # appearance, as one by one would
+        run.scalar_keys.setdefault(b"\x0a" + _varint_bytes(len(key)) + key + b"\x15", int(lookup[i]))
+    store.tags.frombytes(lookup[stretch.tag_of].tobytes())
+    store.steps.frombytes(stretch.steps.astype(np.int64).tobytes())
+    store.walls.frombytes(stretch.walls.astype(np.float64).tobytes())
+    store.files.frombytes(np.full(len(stretch.steps), file_id, np.int32).tobytes())
+    store.values.frombytes(stretch.values.astype(np.float64).tobytes())
+    run.rules.added(int(stretch.steps[-1]), float(stretch.walls[-1]))
     return True
+
+
+def _varint_bytes(value: int) -> bytes:
+    """`value` as a protobuf varint (a tag's length in the key the one-by-one path looks up)."""
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)

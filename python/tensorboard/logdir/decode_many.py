@@ -8,53 +8,33 @@ import io
 import warnings
 from typing import Sequence
 
-import numpy as np
-
-from tensorboard.events.record import CorruptEventFileError, DamagedFileWarning, TruncatedTailWarning
-from tensorboard.events.scan_many import intact_spans, scan_tails
-from tensorboard.logdir.decode import Spans, bulk_columns, decode_file, decode_segments, split_segments
+from tensorboard.events.record import CorruptEventFileError, DamagedFileWarning, TruncatedTailWarning, truncated_tail
+from tensorboard.logdir.decode import BULK_MIN, RunDataSink, decode_file
+from tensorboard.logdir.records import ScannedFiles
 from tensorboard.logdir.run_data import RunData
 
 
-class DecodedBatch:
-    """The scan and plain-scalar columns of a batch of files' bytes; `decode(i, ...)` adds file i's
-    records to a run. Files are decoded in any order the caller likes, each once."""
+def decode_scanned(files: ScannedFiles, i: int, run: RunData, path: str, file_id: int,
+                   skip_damaged: bool = False) -> int:
+    """Adds file i's intact records to `run` (its bytes are the whole file); returns how many.
 
-    def __init__(self, payloads: Sequence[bytes]):
-        self._sizes = [len(p) for p in payloads]
-        joined, starts, ends, self._scans = scan_tails(list(payloads))
-        self._bases = np.cumsum([0] + self._sizes[:-1]).tolist()
-        starts, ends = intact_spans(starts, ends, self._scans)
-        self._first = np.cumsum([0] + [t.count for t in self._scans[:-1]]).tolist()
-        self._spans = Spans(joined, starts, ends)
-        self._columns = bulk_columns(joined, starts, ends)
-
-    def decode(self, i: int, run: RunData, path: str, file_id: int, skip_damaged: bool = False) -> int:
-        """Adds file i's intact records to `run` (its bytes are the whole file); returns how many.
-
-        Like decode_file: damage raises CorruptEventFileError after the records before it are added
-        (with `skip_damaged`, warns DamagedFileWarning instead), and bytes that end inside a record
-        warn TruncatedTailWarning.
-        """
-        scan = self._scans[i]
-        lo, hi = self._first[i], self._first[i] + scan.count
-        segments = [(lo, hi, None)] if self._columns is None else split_segments(*self._columns, lo, hi)
-        base = -self._bases[i]  # file offset of the joined buffer's first byte
-        count = 0
-        try:
-            count = decode_segments(run, self._spans, base, segments, path, file_id)
-            damage = scan.error(path, 0)
-            if damage is not None:
-                raise damage
-            left = self._sizes[i] - scan.consumed
-            if left:
-                warnings.warn(f"{path} at byte {scan.consumed}: file ends inside a record ({left} bytes); "
-                              "skipping the partial record", TruncatedTailWarning, stacklevel=2)
-        except CorruptEventFileError as err:
-            if not skip_damaged:
-                raise
-            warnings.warn(f"{err}; the rest of this file is skipped", DamagedFileWarning, stacklevel=2)
-        return count
+    Like decode_file: damage raises CorruptEventFileError after the records before it are added (with
+    `skip_damaged`, warns DamagedFileWarning instead), and bytes that end inside a record warn
+    TruncatedTailWarning.
+    """
+    fed = files.feed(i, RunDataSink(run, file_id), path)
+    try:
+        damage = fed.scan.error(path, 0)
+        if damage is not None:
+            raise damage
+    except CorruptEventFileError as err:
+        if not skip_damaged:
+            raise
+        warnings.warn(f"{err}; the rest of this file is skipped", DamagedFileWarning, stacklevel=2)
+    else:
+        if fed.left:
+            warnings.warn(truncated_tail(path, fed.scan.consumed, fed.left), TruncatedTailWarning, stacklevel=2)
+    return fed.count
 
 
 DECODE_GROUP_BYTES = 1 << 20  # bytes of records scanned and decoded together (every front door's reads): the
@@ -64,7 +44,7 @@ DECODE_GROUP_BYTES = 1 << 20  # bytes of records scanned and decoded together (e
 
 class FetchedFiles:
     """A fetched batch's files, decoded in order: consecutive small files in groups of about
-    DECODE_GROUP_BYTES (one DecodedBatch each, built when its first file is asked for), a larger file on
+    DECODE_GROUP_BYTES (one ScannedFiles each, built when its first file is asked for), a larger file on
     its own in chunks (decode_file)."""
 
     def __init__(self, payloads: Sequence[bytes]):
@@ -77,7 +57,7 @@ class FetchedFiles:
                 start, held = i, 0
             held += len(payload)
         self._group_of += [(start, len(self._payloads))] * (len(self._payloads) - start)
-        self._group: tuple[tuple[int, int], DecodedBatch] | None = None
+        self._group: tuple[tuple[int, int], ScannedFiles] | None = None
 
     def decode(self, i: int, run: RunData, path: str, file_id: int, skip_damaged: bool = False) -> int:
         """Adds file i's records to `run`, as decode_file would; returns how many."""
@@ -88,5 +68,5 @@ class FetchedFiles:
         span = self._group_of[i]
         if self._group is None or self._group[0] != span:
             self._group = None  # the previous group's arrays go before the next one's are made
-            self._group = span, DecodedBatch(self._payloads[span[0]:span[1]])
-        return self._group[1].decode(i - span[0], run, path, file_id, skip_damaged)
+            self._group = span, ScannedFiles(self._payloads[span[0]:span[1]], BULK_MIN)
+        return decode_scanned(self._group[1], i - span[0], run, path, file_id, skip_damaged)

@@ -9,10 +9,10 @@ import threading
 import time
 
 from tensorboard.logdir.selection import CLI_FLAGS, Selection
-from tensorboard.serving._groups import GroupRuns
-from tensorboard.serving._logdir import Logdir
 from tensorboard.serving.preload import take_pending
 from tensorboard.serving.provider import StandaloneDataProvider
+from tensorboard.serving.seed_groups import GroupRuns
+from tensorboard.serving.served_logdir import Logdir
 
 logger = logging.getLogger("tensorboard.serving")
 

@@ -84,7 +84,7 @@ def _paths(flags) -> list[str]:
 def readable_by_us(flags) -> bool:
     """True when every logdir is a local path or a URL whose fsspec backend is installed (what our
     reader lists and reads)."""
-    from tensorboard.serving._remote import can_read
+    from tensorboard.serving.remote_root import can_read
 
     paths = _paths(flags)
     return bool(paths) and all("://" not in p or can_read(p) for p in paths)

@@ -40,7 +40,7 @@ class Preload:
 
     def __init__(self, root: str, purge: bool = True, selection=None, workers: int | None = None,
                  per_chunk: int = CHUNK_RUNS):
-        from tensorboard.serving._logdir import Logdir  # pylint: disable=import-outside-toplevel
+        from tensorboard.serving.served_logdir import Logdir  # pylint: disable=import-outside-toplevel
 
         self.root = root
         # No collections until the runs are adopted: unpickling them allocates many objects, and each full
@@ -228,7 +228,7 @@ def start(root: str, purge: bool = True, selection=None) -> None:
     if _pending is None and hasattr(os, "fork") and os.path.isdir(root):
         # The reader's modules first (the server needs them anyway): workers forked after share them
         # with the server instead of importing their own copies, and start reading at once.
-        import tensorboard.serving._logdir  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+        import tensorboard.serving.served_logdir  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
 
         _pending = Preload(root, purge, selection)
 

@@ -9,7 +9,7 @@ import json
 from tensorboard import errors
 from tensorboard.compat.proto import summary_pb2
 from tensorboard.data import provider
-from tensorboard.serving._series import SeriesView, downsample_indices
+from tensorboard.serving.series import SeriesView, downsample_indices
 
 _SCALAR = summary_pb2.DATA_CLASS_SCALAR
 _TENSOR = summary_pb2.DATA_CLASS_TENSOR
@@ -36,7 +36,7 @@ class StandaloneDataProvider(provider.DataProvider):
     """Upstream's data provider interface over a Logdir (runs named and filled as upstream's loader does)."""
 
     def __init__(self, logdir, data_location: str):
-        """`logdir`: a tensorboard.serving._logdir.Logdir; `data_location`: the --logdir text, shown as is."""
+        """`logdir`: a tensorboard.serving.served_logdir.Logdir; `data_location`: the --logdir text, shown as is."""
         self._logdir = logdir
         self._location = data_location
 

@@ -10,8 +10,8 @@ import numpy as np
 from tensorboard.compat.proto import summary_pb2, tensor_pb2, types_pb2
 from tensorboard.plugins.custom_scalar import layout_pb2
 from tensorboard.plugins.custom_scalar.metadata import CONFIG_SUMMARY_TAG, PLUGIN_NAME
-from tensorboard.serving._run import RunState
-from tensorboard.serving._series import Series, SeriesView
+from tensorboard.serving.run_state import RunState
+from tensorboard.serving.series import Series, SeriesView
 from tensorboard.stats.grouping import group_runs
 
 LAYOUT_TITLE = "Groups: mean ± std"

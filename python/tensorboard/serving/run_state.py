@@ -12,7 +12,7 @@ import numpy as np
 from tensorboard.compat.proto import event_pb2, summary_pb2
 from tensorboard.logdir.payloads import DamagedValueError, check_plugin_content, check_tensor, damaged_value_message
 from tensorboard.logdir.purge import PLUGIN_ACCUMULATOR, PurgeRules
-from tensorboard.serving._series import Series
+from tensorboard.serving.series import Series
 
 _SCALAR = summary_pb2.DATA_CLASS_SCALAR
 logger = logging.getLogger(__name__)
@@ -34,7 +34,7 @@ class RunState:
         self.damaged: set[tuple[str, str]] = set()  # (file, tag or record) of the damage logged
         self.rules = PurgeRules(self._purge_tags, PLUGIN_ACCUMULATOR)  # restarts, as upstream's server tells them
 
-    def __getstate__(self) -> dict:  # a preload worker sends runs to the server (serving._preload)
+    def __getstate__(self) -> dict:  # a preload worker sends runs to the server (serving.preload)
         state = dict(self.__dict__)
         del state["lock"]
         return state

@@ -21,8 +21,8 @@ from tensorboard.logdir.fetch import (
     plan_fetches,
     reading_options,
 )
-from tensorboard.serving._batch import Batch
-from tensorboard.serving._reading import MARK_BYTES, FileState, read_appended
+from tensorboard.logdir.follow import MARK_BYTES, TailBatch
+from tensorboard.serving.file_reading import RunStateSink, ServedFile, read_appended
 
 logger = logging.getLogger("tensorboard.serving")
 
@@ -71,7 +71,7 @@ class RemoteRoot:
         """Run directory URL -> {event file name: size}, from one recursive listing."""
         return object_store_runs(self.url, list_files(self.storage, self.url))
 
-    def read(self, jobs: list[tuple[object, FileState, int]]) -> set[int]:
+    def read(self, jobs: list[tuple[object, ServedFile, int]]) -> set[int]:
         """Reads each (run state, file state, listed size) job's new bytes into its run, in order;
         returns the id()s of run states whose files were re-created (read them again from the start)."""
         started_over: set[int] = set()
@@ -79,7 +79,7 @@ class RemoteRoot:
         files = [ObjectFile(state.path, size, max(0, state.offset - MARK_BYTES) if state.offset else 0)
                  for _, state, size in jobs]
         done = 0
-        decode = Batch()
+        decode = TailBatch()
         for batch in self._batches(files):
             for (run, state, _), (listed, data) in zip(jobs[done:done + len(batch)], batch):
                 if id(run) in started_over or id(run) in skipped:
@@ -121,7 +121,7 @@ class RemoteRoot:
     def _fetch(self, files: list[ObjectFile]):
         return fetch_batches(self.storage, files, self.concurrency, self.max_bytes)
 
-    def _read_one(self, run, state: FileState, listed: ObjectFile, data: bytes | None, decode: Batch) -> bool:
+    def _read_one(self, run, state: ServedFile, listed: ObjectFile, data: bytes | None, decode: TailBatch) -> bool:
         """Queues (or, streamed by ranges, reads) the new bytes of one file; False when the bytes
         before the last read point differ (the object was re-created)."""
         stream = self.storage.open_read(listed.url) if data is None else _Tail(data, listed.start)
@@ -134,5 +134,5 @@ class RemoteRoot:
             decode.flush()  # what was queued before it comes first
             read_appended(run, state, stream)
         elif new > 0:
-            decode.add(run, state, data[state.offset - listed.start:])
+            decode.add(RunStateSink(run, state), state, data[state.offset - listed.start:])
         return True

@@ -1,6 +1,6 @@
 """The runs of a logdir (or of a --logdir_spec), kept current: each reload finds new, deleted and
 replaced runs and files, and reads only the bytes appended to each file since the last reload.
-Local roots are walked and read file by file; object-store roots (URLs) through serving._remote."""
+Local roots are walked and read file by file; object-store roots (URLs) through serving.remote_root."""
 from __future__ import annotations
 
 import logging
@@ -13,13 +13,14 @@ from typing import NamedTuple
 
 from tensorboard.events.storage import is_remote, storage_for
 from tensorboard.logdir.discovery import directory_run, event_directories
+from tensorboard.logdir.follow import MARK_BYTES, TailBatch
 from tensorboard.logdir.names import prefixed
 from tensorboard.logdir.selection import Selection
-from tensorboard.serving._batch import Batch, read_new_bytes
-from tensorboard.serving._groups import GroupRuns
-from tensorboard.serving._reading import MARK_BYTES, FileState
-from tensorboard.serving._remote import RemoteRoot
-from tensorboard.serving._run import RunState
+from tensorboard.serving.batch_reading import read_new_bytes
+from tensorboard.serving.file_reading import ServedFile
+from tensorboard.serving.remote_root import RemoteRoot
+from tensorboard.serving.run_state import RunState
+from tensorboard.serving.seed_groups import GroupRuns
 
 logger = logging.getLogger("tensorboard.serving")
 
@@ -39,7 +40,7 @@ class _Run:
     def __init__(self, directory: str, state: RunState):
         self.directory = directory
         self.state = state
-        self.files: dict[str, FileState] = {}
+        self.files: dict[str, ServedFile] = {}
         self.grew = float("-inf")  # time.monotonic() when a file read before was last appended to
 
 
@@ -150,7 +151,7 @@ class Logdir:
     def _read_found(self, found: dict[str, FoundRun]) -> None:
         """Reads what was appended to the runs of `found` (local ones together, object-store ones per root)."""
         remote_runs: dict[RemoteRoot, list] = {}
-        batch, swaps = Batch(), []
+        batch, swaps = TailBatch(), []
         for name, (directory, remote, files) in found.items():
             run = self._runs.get(name)
             if run is None or run.directory != directory:
@@ -200,7 +201,7 @@ class Logdir:
                 for name in sorted(listed):
                     file_state = files.get(name)
                     if file_state is None:
-                        file_state = files[name] = FileState(posixpath.join(run.directory, name))
+                        file_state = files[name] = ServedFile(posixpath.join(run.directory, name))
                     if not file_state.damaged and listed[name] > file_state.offset:
                         jobs.append((state, file_state, listed[name]))
             pending = {}
@@ -214,7 +215,7 @@ class Logdir:
         for run, state, files, _ in targets.values():
             run.state, run.files = state, files
 
-    def _reload_run(self, run: _Run, names: list[str], batch: Batch):
+    def _reload_run(self, run: _Run, names: list[str], batch: TailBatch):
         """Queues the new bytes of the run's event files `names` in `batch` (or reads them here: a file
         with much to read makes the whole run read file by file, in order); returns the fresh data to
         swap in after the batch is read when the run starts over, else None."""
@@ -235,7 +236,7 @@ class Logdir:
             path, identity, size, mtime = current[name]
             file_state = files.get(name)
             if file_state is None:
-                file_state = files[name] = FileState(path, identity)
+                file_state = files[name] = ServedFile(path, identity)
             if file_state.damaged or size <= file_state.offset:
                 file_state.mtime = mtime
                 continue
@@ -253,7 +254,7 @@ class Logdir:
             return 0
         try:
             since = time.monotonic() - within
-            batch, count = Batch(), 0
+            batch, count = TailBatch(), 0
             for name, run in list(self._growing.items()):
                 if self._runs.get(name) is not run:  # gone, or moved to another directory
                     del self._growing[name]
@@ -288,7 +289,7 @@ def _started_over(files: dict, current: dict) -> bool:
     return any(_replaced(state, current.get(name)) for name, state in files.items())
 
 
-def _replaced(state: FileState, now: tuple | None) -> bool:
+def _replaced(state: ServedFile, now: tuple | None) -> bool:
     """True when the file read as `state`, stat'ed `now` as (path, identity, size, mtime) or gone (None),
     is no longer the bytes that were read: gone, another inode, shorter, or its last bytes read differ."""
     if now is None or now[1] != state.identity or now[2] < state.offset:

@@ -59,7 +59,17 @@ def parser() -> argparse.ArgumentParser:
 
 
 def out_format(out: str) -> str:
-    """The format --out's suffix names."""
+    """The format --out's suffix names.
+
+    Args:
+        out: The --out path.
+
+    Returns:
+        "pdf", "svg", "png" or "pgf".
+
+    Raises:
+        ValueError: Another suffix, naming --out.
+    """
     suffix = os.path.splitext(out)[1].lower().lstrip(".")
     if suffix not in FORMATS:
         raise ValueError(f"--out {out!r}: unknown suffix; use one of .{', .'.join(FORMATS)}")
@@ -68,7 +78,15 @@ def out_format(out: str) -> str:
 
 def out_files(out: str, titles: list[str]) -> list[str]:
     """One file per title beside `out`: `out` itself for one title, else its name with -TITLE added
-    (characters other than letters, digits, '.', '_' and '-' become '_'; a repeat gets a number)."""
+    (characters other than letters, digits, '.', '_' and '-' become '_'; a repeat gets a number).
+
+    Args:
+        out: The --out path.
+        titles: A title per figure (its tag, or tag and run).
+
+    Returns:
+        The paths, in the order of `titles`.
+    """
     if len(titles) == 1:
         return [out]
     stem, suffix = os.path.splitext(out)
@@ -87,7 +105,14 @@ _OPTION_NAMES = {"kind", "smoothing", "group_runs", "band", "x", "logx", "logy",
 
 
 def flagged(err: Exception) -> str:
-    """An error of `tensorboard.plot` as the command line names it: an argument `x` becomes `--x`."""
+    """An error of `tensorboard.plot` as the command line names it: an argument `x` becomes `--x`.
+
+    Args:
+        err: An error whose message may start with an argument's name.
+
+    Returns:
+        The message to print.
+    """
     text = str(err)
     first = re.split(r"[ :]", text, maxsplit=1)[0]
     return f"--{text}" if first in _OPTION_NAMES else text
@@ -101,6 +126,9 @@ def _options(args: argparse.Namespace) -> PlotOptions:
 
 def main(argv: list[str] | None = None) -> int:
     """Runs `tensorboard plot ARGV`; each warning is one line on stderr.
+
+    Args:
+        argv: The command line's arguments; None: `sys.argv[1:]`.
 
     Returns:
         The exit status: 0 done, 1 reading or writing failed, 2 invalid arguments or matplotlib missing.

@@ -231,3 +231,16 @@ def test_steps_bound_every_line(sweep):
     for line in drawn(fig.axes[0]).values():
         assert list(line.get_xdata()) == list(range(50, 61))
     assert STEPS > 60
+
+
+def test_scalars_logged_as_tensors_are_drawn_as_scalars(tmp_path):
+    values = [0.123456789012345678, 0.5, 0.25]  # float64 tensors, the scalars plugin's TF2 form
+    with tensorboard.SummaryWriter(str(tmp_path)) as writer:
+        for step, value in enumerate(values):
+            writer.add_scalar("dp", value, step, double_precision=True)
+            writer.add_scalar("plain", value, step)
+    assert "dp" in SummaryReader(str(tmp_path)).tensors["tag"].tolist()  # stored as a tensor, not a scalar
+    fig = plot(tmp_path)
+    lines = {ax.get_title().split(" (")[0]: drawn(ax)["."] for ax in fig.axes}
+    assert list(lines["dp"].get_ydata()) == values
+    assert list(lines["dp"].get_xdata()) == [0, 1, 2]

@@ -10,6 +10,7 @@ import os
 from typing import TYPE_CHECKING
 
 from tensorboard.logdir import Selection, read_runs
+from tensorboard.logdir.scalar_tensors import fold_scalar_tensors
 from tensorboard.plot.options import DEFAULT_MAX_POINTS, PlotOptions, parse_size
 
 if TYPE_CHECKING:
@@ -33,8 +34,8 @@ def panels(logdir: str | os.PathLike, options: PlotOptions, tags: str | None = N
     from tensorboard.plot.histograms import distribution_panels, histogram_panels
     from tensorboard.plot.scalars import scalar_panels
 
-    kind = "scalars" if options.kind == "scalars" else "histograms"
-    selection = Selection.of(runs, options.reading_tags(tags), steps, {kind}, flags=flags, exclude=exclude)
+    kinds = {"scalars", "tensors"} if options.kind == "scalars" else {"histograms"}  # tensors: TF2's scalars
+    selection = Selection.of(runs, options.reading_tags(tags), steps, kinds, flags=flags, exclude=exclude)
     data = read_runs(logdir, storage_options, selection=selection)
     if not data:
         raise ValueError(f"runs: no run to draw below {os.fspath(logdir)!r}")
@@ -42,7 +43,7 @@ def panels(logdir: str | os.PathLike, options: PlotOptions, tags: str | None = N
         return histogram_panels(data, tags, options.max_points)
     if options.kind == "distribution":
         return distribution_panels(data, tags, options.max_points)
-    return scalar_panels(data, options, tags)
+    return scalar_panels([fold_scalar_tensors(run) for run in data], options, tags)
 
 
 def plot(logdir: str | os.PathLike, tags: str | None = None, *, runs: str | None = None,

@@ -13,6 +13,7 @@ import time
 from tensorboard.cli.messages import one_line_warnings
 from tensorboard.logdir.arguments import add_run_filter_arguments, add_writing_arguments, smoothing_weight
 from tensorboard.logdir.output import check_out, write_atomically
+from tensorboard.logdir.progress import Progress
 from tensorboard.logdir.selection import CLI_FLAGS, parse_steps
 from tensorboard.plot.options import BANDS, DEFAULT_MAX_POINTS, HISTOGRAM_MODES, PlotOptions, parse_size
 
@@ -157,12 +158,15 @@ def _main(argv: list[str] | None) -> int:
         print(f"tensorboard plot: {flagged(err)}", file=sys.stderr)
         return 2
     started = time.monotonic()
+    progress = Progress("tensorboard plot", quiet=args.quiet)
     try:
-        written = _draw_and_write(args, options, fmt, size, steps)
+        written = _draw_and_write(args, options, fmt, size, steps, progress)
     except FileExistsError as err:
+        progress.close()
         print(f"tensorboard plot: {err}", file=sys.stderr)
         return 2
     except (OSError, ValueError, RuntimeError) as err:  # RuntimeError: matplotlib's, e.g. a TeX that failed
+        progress.close()
         print(f"tensorboard plot: {flagged(err)}", file=sys.stderr)
         return 1
     if not args.quiet:
@@ -170,12 +174,14 @@ def _main(argv: list[str] | None) -> int:
     return 0
 
 
-def _draw_and_write(args: argparse.Namespace, options: PlotOptions, fmt: str, size, steps) -> list[str]:
-    """Reads, draws and writes the figures; returns the files written."""
+def _draw_and_write(args: argparse.Namespace, options: PlotOptions, fmt: str, size, steps, progress) -> list[str]:
+    """Reads (reporting to `progress`), draws and writes the figures; returns the files written."""
     from tensorboard.plot import draw_panels, panels
     from tensorboard.plot.draw import panel_names
 
-    found = panels(args.logdir, options, args.tags, args.runs, args.exclude, steps, flags=CLI_FLAGS)
+    found = panels(args.logdir, options, args.tags, args.runs, args.exclude, steps, flags=CLI_FLAGS,
+                   progress=progress)
+    progress.close()
     groups = [found] if args.grid else [[panel] for panel in found]
     files = out_files(args.out, [_title(group[0]) for group in groups])
     for path in files:

@@ -29,14 +29,15 @@ def require_matplotlib() -> None:
 
 def panels(logdir: str | os.PathLike, options: PlotOptions, tags: str | None = None, runs: str | None = None,
            exclude: str | None = None, steps=None, storage_options: dict | None = None,
-           flags: tuple[str, str, str, str] = ("runs", "tags", "steps", "exclude")) -> list:
-    """The panels to draw (plain arrays) of the runs and tags selected below `logdir`."""
+           flags: tuple[str, str, str, str] = ("runs", "tags", "steps", "exclude"), progress=None) -> list:
+    """The panels to draw (plain arrays) of the runs and tags selected below `logdir`; `progress` is
+    called as `progress(files_done, files_total, path)` after each file read."""
     from tensorboard.plot.histograms import distribution_panels, histogram_panels
     from tensorboard.plot.scalars import scalar_panels
 
     kinds = {"scalars", "tensors"} if options.kind == "scalars" else {"histograms"}  # tensors: TF2's scalars
     selection = Selection.of(runs, options.reading_tags(tags), steps, kinds, flags=flags, exclude=exclude)
-    data = read_runs(logdir, storage_options, selection=selection)
+    data = read_runs(logdir, storage_options, progress=progress, selection=selection)
     if not data:
         raise ValueError(f"runs: no run to draw below {os.fspath(logdir)!r}")
     if options.kind == "histogram":

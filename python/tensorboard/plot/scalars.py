@@ -86,7 +86,7 @@ def scalar_panels(runs: list[RunData], options: PlotOptions, tags: str | None = 
         names = sorted(unplaced)
         warnings.warn(f"x: {len(names)} runs have no scalar {options.x_tag!r} at the steps of their tags and are "
                       f"not drawn there: {', '.join(names[:5])}{', ...' if len(names) > 5 else ''}", stacklevel=2)
-    return mask_for_log(panels, options.logx, options.logy, options.max_points)
+    return masked_and_thinned(panels, options.logx, options.logy, options.max_points)
 
 
 def _run_series(run: RunData) -> dict[str, _Series]:
@@ -175,7 +175,7 @@ def _xlabel(options: PlotOptions, unit: str) -> str:
     return {"step": "step", "relative": f"relative time ({unit})", "wall": "wall time (UTC)"}.get(options.x, options.x)
 
 
-def mask_for_log(panels: list[Panel], logx: bool, logy: bool, max_points: int) -> list[Panel]:
+def masked_and_thinned(panels: list[Panel], logx: bool, logy: bool, max_points: int) -> list[Panel]:
     """Non-positive values become NaN (not drawn) on a log axis, with one warning per axis counting
     them; then each line is thinned to about `max_points` points, every extremum kept."""
     counts = {"x": 0, "y": 0}

@@ -244,3 +244,21 @@ def test_scalars_logged_as_tensors_are_drawn_as_scalars(tmp_path):
     lines = {ax.get_title().split(" (")[0]: drawn(ax)["."] for ax in fig.axes}
     assert list(lines["dp"].get_ydata()) == values
     assert list(lines["dp"].get_xdata()) == [0, 1, 2]
+
+
+def test_wall_time_is_drawn_as_utc_datetimes(sweep):
+    fig = plot(sweep, "loss", x="wall", runs="lr0.1_seed1")
+    line = drawn(fig.axes[0])["lr0.1_seed1"]
+    frame = SummaryReader(str(sweep), extra_columns={"dir_name", "wall_time"}).scalars
+    rows = frame[(frame["dir_name"] == "lr0.1_seed1") & (frame["tag"] == "train/loss")].sort_values("step")
+    expected = (rows["wall_time"].to_numpy() * 1e3).astype("datetime64[ms]")
+    np.testing.assert_array_equal(np.asarray(line.get_xdata()), expected)
+    assert fig.axes[0].get_xlabel() == "wall time (UTC)"
+
+
+def test_a_style_sheet_is_applied_over_our_settings(sweep):
+    import matplotlib.colors
+
+    dark = plot(sweep, "loss", runs="seed0", style="dark_background").axes[0]
+    assert matplotlib.colors.to_hex(dark.get_facecolor()) == "#000000"
+    assert matplotlib.colors.to_hex(plot(sweep, "loss", runs="seed0").axes[0].get_facecolor()) == "#ffffff"

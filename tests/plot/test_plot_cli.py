@@ -144,3 +144,18 @@ def test_the_launcher_runs_tensorboard_plot(sweep, tmp_path):
     assert result.returncode == 0, result.stderr
     assert set(CONFIGS) <= set(svg_text(out))
     assert result.stderr.startswith("tensorboard plot: wrote ")
+
+
+def test_pgf_without_pdflatex_says_which_packages_before_reading(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no pdflatex there
+    status, err = run(tmp_path / "no-such-logdir", "--out", tmp_path / "fig.pgf")
+    assert status == 2
+    assert err == (f"tensorboard plot: --out {str(tmp_path / 'fig.pgf')!r}: writing PGF needs pdflatex on PATH "
+                   "(Debian and Ubuntu: apt-get install texlive-latex-base texlive-pictures lmodern)\n")
+
+
+def test_grid_refuses_an_existing_out_before_reading(tmp_path):
+    out = tmp_path / "fig.pdf"
+    out.write_bytes(b"mine")
+    status, err = run(tmp_path / "no-such-logdir", "--out", out, "--grid")
+    assert status == 2 and "exists; pass --force" in err and out.read_bytes() == b"mine"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import sys
 import time
 
@@ -119,6 +120,22 @@ def flagged(err: Exception) -> str:
     return f"--{text}" if first in _OPTION_NAMES else text
 
 
+PGF_TEX = "pdflatex"  # the TeX matplotlib's PGF backend runs (`pgf.texsystem` in tensorboard.plot.draw)
+TEX_PACKAGES = "texlive-latex-base texlive-pictures lmodern"
+
+
+def check_tex(fmt: str, out: str) -> None:
+    """A ValueError naming --out when a PGF is asked for and no pdflatex is on PATH to measure its text.
+
+    Args:
+        fmt: The output format.
+        out: The --out path.
+    """
+    if fmt == "pgf" and shutil.which(PGF_TEX) is None:
+        raise ValueError(f"--out {out!r}: writing PGF needs {PGF_TEX} on PATH "
+                         f"(Debian and Ubuntu: apt-get install {TEX_PACKAGES})")
+
+
 def _options(args: argparse.Namespace) -> PlotOptions:
     """The figure options of `args`."""
     return PlotOptions(KINDS[args.kind], args.smoothing, args.group_runs, args.band, args.x, args.logx,
@@ -151,6 +168,12 @@ def _main(argv: list[str] | None) -> int:
         require_matplotlib()
         from tensorboard.plot.draw import check_style
         check_style(args.style)
+        check_tex(fmt, args.out)
+        if args.grid:
+            check_out(args.out, args.force)  # one file: refused before anything is read
+    except FileExistsError as err:
+        print(f"tensorboard plot: {err}", file=sys.stderr)
+        return 2
     except ImportError as err:
         print(f"tensorboard plot: {err}", file=sys.stderr)
         return 2

@@ -1,7 +1,7 @@
 """Reading logs back: event-by-event (`read_events`, `read_logdir`), as dicts (`read_scalars`) or as
 pandas DataFrames in tbparse's layouts (`SummaryReader`), or a dask DataFrame (`to_dask`); seeds
-reduced step by step (`reduce`) and TensorBoard's smoothing (`smooth`). pandas is imported only for
-DataFrames; object stores are read many files at once.
+reduced step by step (`reduce`), TensorBoard's smoothing (`smooth`) and figures for papers (`plot`,
+with the `[plot]` extra). pandas is imported only for DataFrames; object stores are read many files at once.
 
 Every record's CRCs are checked; a truncated tail is skipped with a TruncatedTailWarning;
 corruption raises CorruptEventFileError naming the file and byte offset.

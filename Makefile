@@ -31,8 +31,9 @@ demo: install
 	@echo "demo: serving demo_logs at http://localhost:$(DEMO_PORT)/ (Ctrl-C stops it)"
 	exec $(VENV)/bin/tensorboard --logdir demo_logs --port $(DEMO_PORT)
 
-# Browser tests need chromium (apt); the installer adds it with --with-browser.
-test: INSTALL_FLAGS = --with-browser
+# Browser tests need chromium (apt), the figure tests pdflatex (TeX Live): the installer adds them with
+# --with-browser and --with-tex.
+test: INSTALL_FLAGS = --with-browser --with-tex
 # TB_STRICT=1: a skipped test fails the run; REQUIRE_MXNET=1: MXNet tests never skip.
 # Beside it, on the other core, the venvs of every other supported Python (tools/matrix_envs.sh), then the
 # core suite on each, one after another (tools/test_pythons.py; its lines come after pytest's); then a check

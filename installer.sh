@@ -9,15 +9,18 @@
 #   4. pip install of that wheel into the virtualenv, skipped when it already holds that exact wheel.
 # Idempotent: present packages / envs / wheels are reused.
 # Options: --with-browser   also apt-install chromium (for tests/e2e browser tests)
+#          --with-tex       also apt-install TeX for pdflatex (for the tests that compile `tensorboard plot`'s PGF)
 # Env: TB_VENV (target venv), TB_PORT or DEMO_PORT (the port the closing hint names; default 6006).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")" && pwd)
 cd "$ROOT"
 
 WITH_BROWSER=0
+WITH_TEX=0
 for arg in "$@"; do
   case "$arg" in
     --with-browser) WITH_BROWSER=1 ;;
+    --with-tex) WITH_TEX=1 ;;
     -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0"; exit 0 ;;
     *) echo "installer: unknown option $arg (try --help)" >&2; exit 2 ;;
   esac
@@ -34,6 +37,8 @@ APT_GROUPS=(
   "git make ca-certificates|to read the source tree's version, run the make targets and download from PyPI over HTTPS"
 )
 [ "$WITH_BROWSER" = 1 ] && APT_GROUPS+=("chromium|for the browser tests (--with-browser)")
+[ "$WITH_TEX" = 1 ] && APT_GROUPS+=("texlive-latex-base texlive-pictures lmodern|for pdflatex, which compiles \
+the PGF figures of tensorboard plot in the tests (--with-tex)")
 # A python3 from elsewhere (pyenv, ...) brings its own venv and pip.
 OWN_PYTHON=0
 if command -v python3 >/dev/null && [ "$(command -v python3)" != /usr/bin/python3 ]; then OWN_PYTHON=1; fi

@@ -1,5 +1,6 @@
-"""The benchmark page's sections for logdirs at scale: the HTML report (bench/report_export.py), serving
-to the web UI (bench/serving.py) and sweeps on object storage (bench/sweeps.py)."""
+"""The benchmark page's sections for logdirs at scale: the HTML report (bench/report_export.py), figures
+(bench/plot_figures.py), serving to the web UI (bench/serving.py) and sweeps on object storage
+(bench/sweeps.py)."""
 from __future__ import annotations
 
 import os
@@ -26,6 +27,22 @@ def report_section(extra: dict | None) -> str:
     return (title + f"{extra['scalars']:,} scalars ({extra['runs']} runs × {extra['tags']} tags × "
             f"{extra['steps']:,} steps, our writer), {reps_text(extra)}, alternating. Goal: the export takes "
             f"less time than tbparse's read (met: {yes_no(extra.get('target_met'))}).\n\n" + table(["", ""], rows))
+
+
+def plot_section(extra: dict | None) -> str:
+    title = "## A logdir as a figure for a paper (`bench/plot_figures.py`)\n\n"
+    if not has_result(extra) or "ours_s" not in extra:
+        return title + not_run(extra)
+    rows = [["`tensorboard plot --out fig.pdf --grid --smoothing 0.6`", fmt(extra["ours_s"], unit=" s"),
+             f"{extra['ours_pdf_mb']} MB"],
+            ["matplotlib by hand from `SummaryReader` (every point drawn)", fmt(extra["by_hand_s"], unit=" s"),
+             f"{extra['by_hand_pdf_mb']} MB"],
+            ["ratio (by hand / ours)", ratio(extra["ratio"]), ""]]
+    return (title + f"{extra['scalars']:,} scalars ({extra['runs']} runs × {extra['tags']} tags × "
+            f"{extra['steps']:,} steps, our writer), end to end in fresh processes, {reps_text(extra)}, "
+            "alternating. The same figure each way: a panel per tag, each run's raw line faint behind its "
+            "smoothed one. Goal: ours takes no longer than the script (met: "
+            f"{yes_no(extra.get('target_met'))}).\n\n" + table(["", "time", "PDF"], rows))
 
 
 def met(value: float, targets: dict, name: str) -> str:

@@ -19,7 +19,7 @@ import histogram_dists  # noqa: E402
 import read  # noqa: E402
 from jax_step_overhead import VARIANTS  # noqa: E402
 from page_format import fmt, has_result, not_run, ratio, reps_text, table, yes_no  # noqa: E402,F401
-from page_scale import report_section, serving_section, sweeps_section  # noqa: E402
+from page_scale import plot_section, report_section, serving_section, sweeps_section  # noqa: E402
 from run import LABELS, TORCH_OURS, table_rows  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
@@ -272,7 +272,7 @@ def errors_text(extra: dict) -> str:
 
 KNOWN_EXTRAS = ("histogram_dists.py", "read.py", "async_log.py", "jax_step_overhead.py", "startup.py", "soak.py",
                 "first_call.py", "report_export.py", "serving.py", "sweeps.py", "reduce.py", "auth_load.py",
-                "system_cost.py")
+                "system_cost.py", "plot_figures.py")
 
 
 def access_section(extra: dict | None) -> str:
@@ -331,6 +331,7 @@ def render(results: dict, read_results: dict | None) -> str:
              "Every figure compares this package with its peers measured side by side in the same run.",
              machine_section(results), writing_section(results), histogram_section(extras.get("histogram_dists.py")),
              reading_section(read_results, extras.get("read.py")), report_section(extras.get("report_export.py")),
+             plot_section(extras.get("plot_figures.py")),
              serving_section(extras.get("serving.py")), sweeps_section(extras.get("sweeps.py")),
              reduce_section(extras.get("reduce.py")), access_section(extras.get("auth_load.py")),
              system_section(extras.get("system_cost.py")),

@@ -23,7 +23,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 SUPPORTED = ("3.10", "3.11", "3.12", "3.13")  # tools/pip_package/setup.py's classifiers say the same
 CORE_SUITE = ("tests/events", "tests/values", "tests/summary", "tests/writers", "tests/logdir", "tests/stats",
-              "tests/reader", "tests/report", "tests/serving", "tests/cli", "tests/test_import.py",
+              "tests/reader", "tests/report", "tests/serving", "tests/cli", "tests/plot/test_figure_content.py",
+              "tests/plot/test_plot_cli.py", "tests/test_import.py",
               "tests/test_version.py", "tests/seeds/test_workflows_doc.py")
 LOGS = REPO / "artifacts" / "pythons"
 PARALLEL = 2  # the machines have two cores; each suite is mostly one process

@@ -120,3 +120,21 @@ def test_sweeps_section_shows_both_fetch_paths_and_a_missed_goal():
     for key in ("read_obstore_s", "read_obstore_goal_s", "default_path"):
         del old["sizes"]["1000"][key]
     assert "| many objects at once | 3.5 s | 1001 |" in page_scale.sweeps_section(old)
+
+
+def test_plot_section_shows_both_figures_and_a_missed_goal():
+    sys.path.insert(0, str(BENCH))
+    import page_scale
+
+    def extra(ours_s: float) -> dict:  # bench/plot_figures.py's result, as run.py records it
+        return {"wall_s": 400.0, "args": ["--reps", "3"], "bench": "plot_figures", "scalars": 12_000_000,
+                "runs": 100, "tags": 12, "steps": 10_000, "reps": 3, "ours_s": ours_s, "by_hand_s": 60.0,
+                "ratio": round(60.0 / ours_s, 2), "ours_pdf_mb": 30.1, "by_hand_pdf_mb": 95.2,
+                "goal": "ours_s <= by_hand_s", "target_met": ours_s <= 60.0}
+
+    met = page_scale.plot_section(extra(20.0))
+    assert "12,000,000 scalars (100 runs × 12 tags × 10,000 steps" in met and "median of 3 fresh processes" in met
+    assert "| `tensorboard plot --out fig.pdf --grid --smoothing 0.6` | 20 s | 30.1 MB |" in met
+    assert "| ratio (by hand / ours) | 3.0× |  |" in met and "(met: yes)" in met
+    assert "(met: **no**)" in page_scale.plot_section(extra(75.0))
+    assert "Not part of this run" in page_scale.plot_section(None)

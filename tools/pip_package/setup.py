@@ -53,6 +53,8 @@ EXTRAS_REQUIRE = {
     "dask": ["dask[dataframe]>=2024.1", "pandas>=2.0", "pyarrow>=14"],
     # tensorboard.system: CPU, memory, disk and network (psutil) and NVIDIA GPU (NVML) metrics.
     "system": ["psutil>=5.9", "nvidia-ml-py>=12"],
+    # tensorboard.reader.plot and `tensorboard plot`: figures drawn with matplotlib; pandas for seed groups.
+    "plot": ["matplotlib>=3.7", "pandas>=2.0"],
 }
 
 

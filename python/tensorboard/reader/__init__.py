@@ -1,7 +1,7 @@
 """Reading logs back: event-by-event (`read_events`, `read_logdir`), as dicts (`read_scalars`) or as
 pandas DataFrames in tbparse's layouts (`SummaryReader`), or a dask DataFrame (`to_dask`); seeds
-reduced step by step (`reduce`) and TensorBoard's smoothing (`smooth`). pandas is imported only for
-DataFrames; object stores are read many files at once.
+reduced step by step (`reduce`), TensorBoard's smoothing (`smooth`) and figures for papers (`plot`,
+with the `[plot]` extra). pandas is imported only for DataFrames; object stores are read many files at once.
 
 Every record's CRCs are checked; a truncated tail is skipped with a TruncatedTailWarning;
 corruption raises CorruptEventFileError naming the file and byte offset.
@@ -24,6 +24,7 @@ from tensorboard.reader._summary_reader import SummaryReader
 from tensorboard.stats.smoothing import smooth
 
 if TYPE_CHECKING:
+    import matplotlib.figure
     import pandas
 
 
@@ -72,6 +73,31 @@ def reduce(source: str | os.PathLike | Sequence[str | os.PathLike], ops: str | S
                          min_runs_per_step=min_runs_per_step, duplicate_steps=duplicate_steps)
 
 
+def plot(logdir: str | os.PathLike, tags: str | None = None, **options) -> "matplotlib.figure.Figure":
+    """A matplotlib Figure of the logdir's charts, one panel per tag, as `tensorboard plot` draws them:
+    `tensorboard.plot.plot`, whose arguments (runs, exclude, steps, kind, smoothing, group_runs, band, x,
+    logx, logy, histogram_mode, style, size, max_points, storage_options) it takes. Needs the `[plot]` extra.
+
+    Args:
+        logdir: A logdir, local or an fsspec URL.
+        tags: A regex; only tags it matches are drawn.
+        **options: As `tensorboard.plot.plot` takes them.
+
+    Returns:
+        A matplotlib Figure; `fig.savefig("fig.pdf")` writes it with embedded fonts.
+
+    Raises:
+        ImportError: matplotlib is not installed (the message says what to install).
+        ValueError: A bad argument, named in the message, or nothing to draw.
+
+    Examples:
+        >>> fig = tensorboard.reader.plot("runs", "^loss", smoothing=0.6, group_runs=r"_seed\\d+")  # doctest: +SKIP
+    """
+    from tensorboard.plot import plot as draw
+
+    return draw(logdir, tags, **options)
+
+
 def to_dask(logdir, kind: str = "scalars", storage_options: dict | None = None, runs: str | None = None,
             tags: str | None = None, steps=None, partition_bytes: int | None = None,
             partition_runs: int | None = None, exclude: str | None = None):
@@ -105,5 +131,5 @@ def to_dask(logdir, kind: str = "scalars", storage_options: dict | None = None, 
                          _dask.DEFAULT_PARTITION_RUNS if partition_runs is None else partition_runs, exclude)
 
 __all__ = ["CorruptEventFileError", "DamagedFileWarning", "EventFileReader", "LoggedEvent", "SummaryReader",
-           "TruncatedTailWarning", "discover", "is_event_file", "read_events", "read_logdir", "read_runs",
-           "read_scalars", "reduce", "smooth", "to_dask"]
+           "TruncatedTailWarning", "discover", "is_event_file", "plot", "read_events", "read_logdir",
+           "read_runs", "read_scalars", "reduce", "smooth", "to_dask"]

@@ -10,7 +10,6 @@ from time import time as _now
 from typing import Any, Iterable, Mapping
 
 from tensorboard.events import wire
-from tensorboard.events.event_file import WriterClosedError
 from tensorboard.src import summary_pb2
 from tensorboard.values import background
 from tensorboard.values import deferred as _deferred
@@ -117,33 +116,10 @@ class ScalarMethods:
                 global_step, walltime = self._step_and_time(global_step, walltime)
             if type(value) is float and not (display_name or summary_description or new_style or double_precision):
                 number = value  # the hot path: no conversion needed
-            elif not (isinstance(new_style, int) and isinstance(double_precision, int)):  # tensorboardX's 5th, 6th
-                raise TypeError("new_style, double_precision: expected bool")  # named precisely by _unnamed_cause
-            elif _deferred.framework_of(value) is not None:  # before the ABC check below: its first run
-                self._add_scalar_later(tag, value, global_step, walltime, display_name, summary_description, new_style,
-                                       double_precision)  # for a new type walks every registered Mapping (ms)
-                return
-            elif isinstance(value, Mapping):
-                self.add_scalars(tag, value, global_step, walltime)
-                return
-            elif isinstance(value, (tuple, list)) and len(value) == 2:
-                if not isinstance(value[0], str):
-                    raise ValueError(f"value: a tuple or list is MXBoard's named scalar (name, number), "
-                                     f"got {value!r:.80}")
-                self.add_scalars(tag, {value[0]: value[1]}, global_step, walltime)
-                return
             else:
-                from tensorboard.values.convert import to_float
-
-                check_tag(tag)
-                number = to_float(require("value", value), "value")
-                if display_name or summary_description or new_style or double_precision:
-                    from tensorboard import summary
-
-                    self._add(summary.scalar(tag, number, display_name=display_name, description=summary_description,
-                                             new_style=new_style, double_precision=double_precision),
-                              global_step, walltime)
-                    self._scalars.note((tag,))
+                number = self._scalar_number(tag, value, global_step, walltime, display_name, summary_description,
+                                             new_style, double_precision)
+                if number is None:  # logged another way (deferred, named scalars, a tensor summary)
                     return
             tag_bytes = self._scalars.prefixes.get(tag)
             if tag_bytes is None:
@@ -154,14 +130,7 @@ class ScalarMethods:
                 event = wire.scalar_event(tag_bytes, number, step, wall)
             except OverflowError:
                 event = wire.scalar_event(tag_bytes, check_float32(number, "value", tag), step, wall)
-            writer = self._file_writer._writer
-            if writer is None:
-                self._file_writer.add_event_bytes(event)
-            else:
-                try:
-                    writer.write(event)
-                except WriterClosedError:  # another thread's close() got there first: reopen, as after close
-                    self._file_writer._closed_under(writer).write(event)
+            self._file_writer.add_event_bytes(event)
         except (TypeError, ValueError) as err:
             named = _unnamed_cause(tag, new_style, double_precision, display_name, summary_description)
             if named is not None:  # an unhashable tag or an array flag fails before its own check
@@ -169,6 +138,37 @@ class ScalarMethods:
                 raise named from None
             add_order_note(err, self, "add_scalar", _ADD_SCALAR_PARAMS)
             raise
+
+    def _scalar_number(self, tag: str, value, global_step, walltime, display_name, summary_description,
+                       new_style, double_precision) -> float | None:
+        """add_scalar's value off the hot path: the number to log as a plain scalar, or None when it was
+        logged another way (a device value converted later, MXBoard's named scalars, a tensor summary)."""
+        if not (isinstance(new_style, int) and isinstance(double_precision, int)):  # tensorboardX's 5th, 6th
+            raise TypeError("new_style, double_precision: expected bool")  # named precisely by _unnamed_cause
+        if _deferred.framework_of(value) is not None:  # before the ABC check below: its first run
+            self._add_scalar_later(tag, value, global_step, walltime, display_name, summary_description, new_style,
+                                   double_precision)  # for a new type walks every registered Mapping (ms)
+            return None
+        if isinstance(value, Mapping):
+            self.add_scalars(tag, value, global_step, walltime)
+            return None
+        if isinstance(value, (tuple, list)) and len(value) == 2:
+            if not isinstance(value[0], str):
+                raise ValueError(f"value: a tuple or list is MXBoard's named scalar (name, number), got {value!r:.80}")
+            self.add_scalars(tag, {value[0]: value[1]}, global_step, walltime)
+            return None
+        from tensorboard.values.convert import to_float
+
+        check_tag(tag)
+        number = to_float(require("value", value), "value")
+        if not (display_name or summary_description or new_style or double_precision):
+            return number
+        from tensorboard import summary
+
+        self._add(summary.scalar(tag, number, display_name=display_name, description=summary_description,
+                                 new_style=new_style, double_precision=double_precision), global_step, walltime)
+        self._scalars.note((tag,))
+        return None
 
     def _add_scalar_later(self, tag: str, value, global_step, walltime, display_name, summary_description,
                           new_style: bool, double_precision: bool) -> None:

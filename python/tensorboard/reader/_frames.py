@@ -7,6 +7,7 @@ column per tag, rows merged per step (several values of one cell become a list).
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 import numpy as np
 
@@ -132,6 +133,17 @@ def _objects(items) -> np.ndarray:
     return out
 
 
+class _Names(NamedTuple):
+    """The sorted distinct tags, run directories and file names of a frame's runs, and their ranks."""
+
+    tags: list[str]
+    tag_rank: dict[str, int]
+    dirs: list[str]
+    dir_rank: dict[str, int]
+    files: list[str]
+    file_rank: dict[str, int]
+
+
 def build_frame(runs: list[RunData], kind: str, pivot: bool, extra_columns: set):
     """The DataFrame of `kind` for `runs`, as tbparse lays it out."""
     import pandas as pd
@@ -139,41 +151,50 @@ def build_frame(runs: list[RunData], kind: str, pivot: bool, extra_columns: set)
     if kind == HPARAMS:
         return _hparams_frame(runs, pivot, extra_columns, pd)
     base, optional = _VALUE_COLUMNS[kind]
-    optional = tuple(c for c in optional if c in extra_columns)
-    blocks = [(i, run, b) for i, run in enumerate(runs) if (b := _block(run, kind, optional)) is not None]
+    value_columns = base + tuple(c for c in optional if c in extra_columns)
+    blocks = [(i, run, b) for i, run in enumerate(runs) if (b := _block(run, kind, value_columns[len(base):]))
+              is not None]
     if not blocks:
         return pd.DataFrame()
-    all_names = sorted({n for _, _, b in blocks for n in b["names"]})
-    rank_of = {n: r for r, n in enumerate(all_names)}
-    dir_names = sorted({_dir_name(run) for _, run, _ in blocks})
-    file_names = sorted({os.path.basename(p) for _, run, _ in blocks for p in run.files})
-    dir_rank = {name: r for r, name in enumerate(dir_names)}
-    file_rank = {name: r for r, name in enumerate(file_names)}
+    tags = sorted({n for _, _, b in blocks for n in b["names"]})
+    dirs = sorted({_dir_name(run) for _, run, _ in blocks})
+    files = sorted({os.path.basename(p) for _, run, _ in blocks for p in run.files})
+    names = _Names(tags, {n: r for r, n in enumerate(tags)}, dirs, {n: r for r, n in enumerate(dirs)},
+                   files, {n: r for r, n in enumerate(files)})
     use_dir, use_file = "dir_name" in extra_columns, "file_name" in extra_columns
     # only the columns this frame needs: the long form sorts by (dir, file,) tag, step alone
     wanted = {"tag_rank", "steps"} | ({"walls"} if "wall_time" in extra_columns else set()) | \
         ({"dir_rank"} if use_dir or pivot else set()) | ({"file_rank"} if use_file or pivot else set()) | \
         ({"run", "file_id", "tag_id"} if pivot else set())
+    flat = _gather(blocks, names, wanted, value_columns)
+    if pivot:
+        return _pivot_frame(flat, names, runs, value_columns, extra_columns, use_dir, use_file, pd)
+    return _long_frame(flat, names, kind, value_columns, extra_columns, use_dir, use_file, pd)
+
+
+def _gather(blocks: list, names: _Names, wanted: set, value_columns: tuple) -> dict[str, np.ndarray]:
+    """The `wanted` index columns and the value columns of every run's block, concatenated (each block is
+    dropped as soon as it is copied)."""
     repeated = {"dir_rank", "run"} & wanted  # one value per run, repeated over its rows at the end
     cols: dict[str, list] = {k: [] for k in wanted - repeated}
-    values: dict[str, list] = {c: [] for c in base + optional}
+    values: dict[str, list] = {c: [] for c in value_columns}
     lengths, dir_of, run_of = [], [], []
     for i, run, b in blocks:
         lengths.append(len(b["steps"]))
         if "dir_rank" in repeated:
-            dir_of.append(dir_rank[_dir_name(run)])
+            dir_of.append(names.dir_rank[_dir_name(run)])
         run_of.append(i)
         if "tag_rank" in cols:
-            cols["tag_rank"].append(np.asarray([rank_of[x] for x in b["names"]], np.int32)[b["tag_ids"]])
+            cols["tag_rank"].append(np.asarray([names.tag_rank[x] for x in b["names"]], np.int32)[b["tag_ids"]])
         if "file_rank" in cols:
-            ranks = np.asarray([file_rank[os.path.basename(p)] for p in run.files], np.int32)
+            ranks = np.asarray([names.file_rank[os.path.basename(p)] for p in run.files], np.int32)
             cols["file_rank"].append(ranks[b["files"]])
         for column, source in (("steps", "steps"), ("walls", "walls"), ("file_id", "files"), ("tag_id", "tag_ids")):
             if column in cols:
                 cols[column].append(b[source])
         for c in values:
             values[c].append(b[c])
-        b.clear()  # drop this run's views as soon as they are copied
+        b.clear()
     flat = {k: np.concatenate(v) if len(v) > 1 else np.asarray(v[0]) for k, v in cols.items()}
     cols.clear()
     for column, per_run in (("dir_rank", dir_of), ("run", run_of)):
@@ -182,23 +203,28 @@ def build_frame(runs: list[RunData], kind: str, pivot: bool, extra_columns: set)
     for c, parts in values.items():
         flat[c] = np.concatenate([np.asarray(p, dtype=object) if isinstance(p, list) else p for p in parts])
     values.clear()
-    if pivot:  # rows in tbparse's pre-merge order: run, file, tag (first seen), event; then by step
-        keys = [np.arange(len(flat["steps"])), flat["tag_id"], flat["file_id"], flat["run"], flat["steps"]]
-    else:
-        keys = [flat["steps"], flat["tag_rank"]]
-    keys += ([flat["file_rank"]] if use_file else []) + ([flat["dir_rank"]] if use_dir else [])
-    names_arr = np.asarray(all_names, dtype=object)
-    if pivot:
-        natural = np.lexsort(keys[:4])  # run, file, tag (first seen), event: tbparse's order before sorting
-        columns = {"step": flat["steps"][natural], "tag": names_arr[flat["tag_rank"][natural]],
-                   "dir_name": np.asarray(dir_names, dtype=object)[flat["dir_rank"][natural]],
-                   "file_name": np.asarray(file_names, dtype=object)[flat["file_rank"][natural]]}
-        for c in base + optional:
-            columns[c] = flat[c][natural]
-        if "wall_time" in extra_columns:
-            columns["wall_time"] = flat["walls"][natural]
-        return _pivot(columns, flat["run"][natural], flat["file_id"][natural], runs,
-                      base + optional, use_dir, use_file, pd)
+    return flat
+
+
+def _pivot_frame(flat: dict, names: _Names, runs: list[RunData], value_columns: tuple, extra_columns: set,
+                 use_dir: bool, use_file: bool, pd):
+    """tbparse's pivoted frame: rows first in its pre-merge order (run, file, tag first seen, event)."""
+    natural = np.lexsort([np.arange(len(flat["steps"])), flat["tag_id"], flat["file_id"], flat["run"]])
+    columns = {"step": flat["steps"][natural], "tag": np.asarray(names.tags, dtype=object)[flat["tag_rank"][natural]],
+               "dir_name": np.asarray(names.dirs, dtype=object)[flat["dir_rank"][natural]],
+               "file_name": np.asarray(names.files, dtype=object)[flat["file_rank"][natural]]}
+    for c in value_columns:
+        columns[c] = flat[c][natural]
+    if "wall_time" in extra_columns:
+        columns["wall_time"] = flat["walls"][natural]
+    return _pivot(columns, flat["run"][natural], flat["file_id"][natural], runs, value_columns, use_dir, use_file, pd)
+
+
+def _long_frame(flat: dict, names: _Names, kind: str, value_columns: tuple, extra_columns: set, use_dir: bool,
+                use_file: bool, pd):
+    """tbparse's long frame, sorted by (dir, file,) tag and step."""
+    keys = [flat["steps"], flat["tag_rank"]] + ([flat["file_rank"]] if use_file else []) + \
+        ([flat["dir_rank"]] if use_dir else [])
     order = sort_order(keys)
     del keys
 
@@ -206,17 +232,17 @@ def build_frame(runs: list[RunData], kind: str, pivot: bool, extra_columns: set)
         column = flat.pop(name)
         return column if order is None else column[order]
 
-    columns: dict[str, object] = {"step": take("steps"), "tag": _strings(all_names, take("tag_rank"), pd)}
-    for c in base + optional:
+    columns: dict[str, object] = {"step": take("steps"), "tag": _strings(names.tags, take("tag_rank"), pd)}
+    for c in value_columns:
         columns[c] = take(c)
     if kind == TENSORS:
         columns["value"] = _typed_scalars(columns["value"])
     if "wall_time" in extra_columns:
         columns["wall_time"] = take("walls")
     if use_dir:
-        columns["dir_name"] = _strings(dir_names, take("dir_rank"), pd)
+        columns["dir_name"] = _strings(names.dirs, take("dir_rank"), pd)
     if use_file:
-        columns["file_name"] = _strings(file_names, take("file_rank"), pd)
+        columns["file_name"] = _strings(names.files, take("file_rank"), pd)
     return pd.DataFrame(columns, copy=False)
 
 

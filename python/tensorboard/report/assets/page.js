@@ -554,8 +554,8 @@
 
   function controls() {
     return el("div", {"class": "controls"}, [].concat(
-      smoothingControl(), switchControl("log-y", "Log y", "logY", false), xAxisControl(),
-      switchControl("log-x", "Log x", "logX", true)));
+      smoothingControl(), xAxisControl(), switchControl("log-x", "Log x", "logX", true),
+      switchControl("log-y", "Log y", "logY", false)));
   }
 
   function header() {

@@ -15,13 +15,20 @@ from dataclasses import dataclass
 from tensorboard.report.cli import build_page, check_arguments
 from tensorboard.report.extract import REPORT_KINDS
 
-MAX_EMBED_BYTES = 2_500_000  # the iframe's HTML, escaped; see the module's docstring
+MAX_EMBED_BYTES = 2_500_000
+"""The most a `show` cell's HTML holds (the page, escaped into the iframe): 2.5 MB, below what Jupyter's
+server passes to the browser at once by default (`iopub_data_rate_limit`, 1 MB/s over 3 s)."""
 DEFAULT_HEIGHT = 800  # pixels; the page scrolls inside the frame
 
 
 @dataclass(frozen=True)
 class ReportView:
-    """A report page shown inline: Jupyter calls `_repr_html_`; `page` is the page's HTML itself."""
+    """A report page shown inline: Jupyter calls `_repr_html_`; `page` is the page's HTML itself.
+
+    Args:
+        page: The page's HTML, as `export_report` writes it.
+        height: The frame's height in pixels.
+    """
 
     page: str
     height: int = DEFAULT_HEIGHT
@@ -34,7 +41,11 @@ class ReportView:
                 f'style="width: 100%; height: {self.height}px; border: 1px solid #ddd;"></iframe>')
 
     def save(self, path: str | os.PathLike) -> None:
-        """Writes the page to `path` (what `export_report` would have written)."""
+        """Writes the page to `path` (what `export_report` would have written).
+
+        Args:
+            path: The file to write (replaced if it exists).
+        """
         with open(path, "w", encoding="utf-8") as f:
             f.write(self.page)
 
@@ -48,8 +59,16 @@ def show(logdir: str | os.PathLike, kinds=REPORT_KINDS, runs: str | None = None,
 
     Args:
         logdir: The logdir to read (a local path, or a remote one with `storage_options`).
-        kinds, runs, tags, max_points, title, skip_damaged, steps, exclude, group_runs: As for
-            `export_report` (and `tensorboard export --out page.html`).
+        kinds: What the page shows, from "scalars", "histograms", "images", "text", "hparams" (default: all).
+        runs: A regex; only runs whose name it matches are read.
+        tags: A regex; only tags it matches are shown.
+        max_points: Points per series at most (at least 2), evenly spread, first and last kept.
+        title: The page's title; None: the logdir's name.
+        skip_damaged: Skip the rest of a corrupt file with a warning instead of raising.
+        steps: (lo, hi) or "LO:HI", both ends included.
+        exclude: A regex; the runs it matches are left out.
+        group_runs: A regex grouping runs (names equal once its matches are removed), each group
+            also drawn as its mean with a band of ± std.
         storage_options: fsspec options for a remote logdir.
         height: The frame's height in pixels; the page scrolls inside it.
         max_bytes: The most the cell's HTML may hold (default MAX_EMBED_BYTES, 2.5 MB). Raise it only

@@ -59,16 +59,15 @@ def show(logdir: str | os.PathLike, kinds=REPORT_KINDS, runs: str | None = None,
 
     Args:
         logdir: The logdir to read (a local path, or a remote one with `storage_options`).
-        kinds: What the page shows, from "scalars", "histograms", "images", "text", "hparams" (default: all).
-        runs: A regex; only runs whose name it matches are read.
-        tags: A regex; only tags it matches are shown.
-        max_points: Points per series at most (at least 2), evenly spread, first and last kept.
-        title: The page's title; None: the logdir's name.
-        skip_damaged: Skip the rest of a corrupt file with a warning instead of raising.
-        steps: (lo, hi) or "LO:HI", both ends included.
-        exclude: A regex; the runs it matches are left out.
-        group_runs: A regex grouping runs (names equal once its matches are removed), each group
-            also drawn as its mean with a band of ± std.
+        kinds: The sections shown (default: all of them), as `export_report` takes them.
+        runs: Only the runs whose name this regex matches.
+        tags: Only the tags this regex matches (charts, images, text).
+        max_points: The most points a series shows (the smaller, the smaller the cell).
+        title: The page's title (default: the logdir's name).
+        skip_damaged: Read past a damaged file with a warning, as `export_report` does.
+        steps: Only the steps from lo to hi, as (lo, hi) or "LO:HI".
+        exclude: Leave out the runs this regex matches.
+        group_runs: Draw each group of runs (see `export_report`) as its mean with a ± std band.
         storage_options: fsspec options for a remote logdir.
         height: The frame's height in pixels; the page scrolls inside it.
         max_bytes: The most the cell's HTML may hold (default MAX_EMBED_BYTES, 2.5 MB). Raise it only

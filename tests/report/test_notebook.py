@@ -4,6 +4,7 @@ draws its charts in real Chromium; a page above the size limit is refused by nam
 import json
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 from chromium import chromium
@@ -76,14 +77,14 @@ def test_show_renders_the_page_in_the_cell(report_logdir, tmp_path):
     refused = [o for o in outputs[2] if o["output_type"] == "error"]
     assert refused and refused[0]["ename"] == "ValueError"
     assert "above max_bytes=10,000" in refused[0]["evalue"] and "max_points=" in refused[0]["evalue"]
-    _frame_draws_its_charts(frame)
+    _frame_draws_its_charts(frame, data, tmp_path)
 
 
-def _frame_draws_its_charts(frame: str) -> None:
+def _frame_draws_its_charts(frame: str, data: dict, tmp_path) -> None:
     """The cell's HTML in a blank Chromium page (as a notebook front end inserts it): the frame's page runs
     and draws a chart per scalar tag, and offers the downloads."""
     with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
         page.set_default_timeout(UI_TIMEOUT_MS)
         requests = []
         page.on("request", lambda r: requests.append(r.url))
@@ -95,6 +96,12 @@ def _frame_draws_its_charts(frame: str) -> None:
         report.evaluate("window.tbReport.drawAll()")
         assert report.evaluate("window.tbReport.charts.filter(c => c.kind === 'scalars').length") == 3
         assert inner.locator("#scalars .chart .save-csv").count() == 3
+        with page.expect_download() as caught:  # the sandbox allows downloads, and only them
+            inner.locator('#scalars .chart[data-tag="train/loss"] .save-csv').click()
+        assert caught.value.failure() is None and caught.value.suggested_filename == "train_loss.csv"
+        csv_path = Path(tmp_path) / "train_loss.csv"
+        caught.value.save_as(csv_path)
+        assert csv_path.read_text(encoding="utf-8").splitlines()[0] == "step," + ",".join(data["runs"])
         assert [url for url in requests if not url.startswith(("about:", "data:"))] == []
 
 

@@ -162,6 +162,17 @@ def test_csv_holds_what_is_drawn_smoothed(page, tmp_path):
         assert columns[1 + k] == pytest.approx(want.tolist(), rel=1e-9)
 
 
+def test_csv_of_a_zoomed_chart_holds_the_rows_shown(page, tmp_path):
+    set_controls(page)
+    page.evaluate("window.tbReport.charts.find(c => c.tag === 'loss').plot.setScale('x', {min: 40, max: 120})")
+    header, rows = parse_csv(save(page, "loss", "scalars", tmp_path, "csv"))
+    shown = [s for s in kept_steps() if 40 <= s <= 120]
+    assert [row[0] for row in rows] == shown
+    assert [row[1] for row in rows] == loss(0, shown)
+    set_controls(page, x="relative")  # a new axis draws the chart anew, unzoomed
+    assert len(parse_csv(save(page, "loss", "scalars", tmp_path, "csv"))[1]) == len(kept_steps())
+
+
 def test_csv_of_a_distribution_has_its_percentiles(page, tmp_path):
     set_controls(page)
     path = save(page, "weights", "distributions", tmp_path, "csv")

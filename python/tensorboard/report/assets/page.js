@@ -191,8 +191,9 @@
     return axis.mode === "wall" ? s.walls : s.walls.map(function (w) { return w - first; });
   }
 
-  /* One series' points as drawn: those with an x (positive on a log x axis), in x order; `columns` are
-     its y arrays (already smoothed and masked), reordered alike. */
+  /* One series' points as drawn: those with an x (positive on a log x axis), in x order when `sortByX`
+     (a tag's values, or wall times of a run that restarted, need not grow with the step); `columns`
+     are its y arrays (already smoothed and masked), reordered alike. */
   function arrange(xs, columns, sortByX) {
     var keep = [];
     for (var i = 0; i < xs.length; i++) {
@@ -248,7 +249,7 @@
           var ys = state.smoothing > 0 ? smooth(raw, state.smoothing) : raw;
           return state.logY ? ys.map(positiveOrNull) : ys;
         });
-        return arrange(xValues(s, axis), cols, axis.mode === "tag");
+        return arrange(xValues(s, axis), cols, axis.mode !== "step");
       });
     }
 
@@ -322,7 +323,7 @@
                   points: {show: false}, value: function (u, v) { return fmt(v); }};
         })),
         bands: bands.map(function (b) { return {series: [b.upper, b.lower], fill: b.fill}; })
-      }, chartData([arrange(xValues(s, axis), pct, axis.mode === "tag")]), box);
+      }, chartData([arrange(xValues(s, axis), pct, axis.mode !== "step")]), box);
     };
     record.rebuild = function () { if (record.plot) draw(); };
     record.update = function () {};
@@ -372,12 +373,14 @@
     return base.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^[._]+/, "") + "." + ext;
   }
 
-  /* The chart's data as CSV: the x column, then one column per drawn series (empty: no point there). */
+  /* The chart's data as CSV: the x column, then one column per drawn series (empty: no point there),
+     the rows within the x range shown (a zoom narrows it). */
   function chartCsv(record) {
-    var plot = record.plot, spec = record.spec;
+    var plot = record.plot, spec = record.spec, xs = plot.data[0], lo = plot.scales.x.min, hi = plot.scales.x.max;
     var quote = function (text) { return /[",\n\r]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text; };
     var lines = [[spec.x.csv].concat(spec.lines.map(function (l) { return l.label; })).map(quote).join(",")];
-    for (var i = 0; i < plot.data[0].length; i++) {
+    for (var i = 0; i < xs.length; i++) {
+      if (xs[i] < lo || xs[i] > hi) continue;
       lines.push(plot.data.map(function (col) { return col[i] == null ? "" : String(col[i]); }).join(","));
     }
     return lines.join("\n") + "\n";

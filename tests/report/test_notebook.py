@@ -63,6 +63,7 @@ def test_show_renders_the_page_in_the_cell(report_logdir, tmp_path):
     shown = [o for o in outputs[1] if o["output_type"] == "execute_result"]
     assert len(shown) == 1
     frame = shown[0]["data"]["text/html"]
+    assert len(shown[0]["data"]["text/plain"]) < 200  # the text beside it does not hold the page again
     assert frame.startswith("<iframe srcdoc=\"") and 'sandbox="allow-scripts allow-downloads"' in frame
     attributes = frame_attributes(frame)
     assert sorted(attributes) == ["sandbox", "srcdoc", "style", "title"]  # no src: nothing served, no port

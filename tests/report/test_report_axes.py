@@ -170,7 +170,11 @@ def test_csv_of_a_zoomed_chart_holds_the_rows_shown(page, tmp_path):
     assert [row[0] for row in rows] == shown
     assert [row[1] for row in rows] == loss(0, shown)
     set_controls(page, x="relative")  # a new axis draws the chart anew, unzoomed
-    assert len(parse_csv(save(page, "loss", "scalars", tmp_path, "csv"))[1]) == len(kept_steps())
+    header, rows = parse_csv(save(page, "loss", "scalars", tmp_path, "csv"))
+    assert header[0] == "relative_time_s" and len(rows) == len(kept_steps())
+    set_controls(page, x="wall")
+    header, rows = parse_csv(save(page, "loss", "scalars", tmp_path, "csv"))
+    assert header[0] == "wall_time_s" and rows[0][0] == pytest.approx(wall(0, 0), abs=1e-3)
 
 
 def test_csv_of_a_distribution_has_its_percentiles(page, tmp_path):

@@ -21,7 +21,7 @@ server passes to the browser at once by default (`iopub_data_rate_limit`, 1 MB/s
 DEFAULT_HEIGHT = 800  # pixels; the page scrolls inside the frame
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ReportView:
     """A report page shown inline: Jupyter calls `_repr_html_`; `page` is the page's HTML itself.
 
@@ -32,6 +32,10 @@ class ReportView:
 
     page: str
     height: int = DEFAULT_HEIGHT
+
+    def __repr__(self) -> str:
+        # The cell's text/plain beside its HTML: short, not the page a second time.
+        return f"<TensorBoard report: {len(self.page.encode('utf-8')):,} bytes; in a notebook it is drawn here>"
 
     def _repr_html_(self) -> str:
         # Scripts run (the charts), downloads are allowed (each chart's SVG, PNG and CSV), and nothing

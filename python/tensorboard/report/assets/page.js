@@ -158,7 +158,7 @@
   function xAxis() {
     var mode = state.x;
     if (mode === "step") return {mode: mode, label: "step", time: false, csv: "step"};
-    if (mode === "relative") return {mode: mode, label: "relative time (s)", time: false, csv: "relative_time_s"};
+    if (mode === "relative") return {mode: mode, label: "relative time", time: false, csv: "relative_time_s"};
     if (mode === "wall") return {mode: mode, label: "wall time (UTC)", time: true, csv: "wall_time_s"};
     var tag = mode.slice(4);
     return {mode: "tag", tag: tag, label: tag, time: false, csv: tag};

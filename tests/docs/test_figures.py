@@ -84,11 +84,10 @@ NOT_MEASURED = {
         "5.3 bytes": "a float32 in base64, 4 × 4/3 bytes (arithmetic)",
         "10.7 bytes": "two float32 in base64, a value and a wall time, 2 × 4 × 4/3 bytes (arithmetic)",
         "8 ms": "float32's spacing at a day's offset in seconds, 2^16 × 2^-23 s (arithmetic)",
-        "2.5 MB": "show()'s limit on a notebook cell (MAX_EMBED_BYTES), a setting",
+        "10 MB": "show()'s limit on a notebook cell (MAX_EMBED_BYTES), a setting",
     },
     "docs/api/report.md": {
-        "2.5 MB": "show()'s limit on a notebook cell (MAX_EMBED_BYTES), a setting",
-        "3 s": "Jupyter's default iopub rate-limit window (ServerApp.rate_limit_window), a setting",
+        "10 MB": "show()'s limit on a notebook cell (MAX_EMBED_BYTES), a setting",
         "10.7 bytes": "two float32 in base64, a value and a wall time, 2 × 4 × 4/3 bytes (arithmetic)",
     },
 }

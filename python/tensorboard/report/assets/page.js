@@ -191,25 +191,35 @@
     return axis.mode === "wall" ? s.walls : s.walls.map(function (w) { return w - first; });
   }
 
-  /* One series' points as drawn: those with an x (positive on a log x axis), in x order when `sortByX`
-     (a tag's values, or wall times of a run that restarted, need not grow with the step); `columns`
-     are its y arrays (already smoothed and masked), reordered alike. */
-  function arrange(xs, columns, sortByX) {
+  /* The indices of the points drawn: those with an x (positive on a log x axis), in x order when
+     `sortByX` (a tag's values, or wall times of a run that restarted, need not grow with the step). */
+  function keptPoints(xs, sortByX) {
     var keep = [];
     for (var i = 0; i < xs.length; i++) {
       if (xs[i] !== null && isFinite(xs[i]) && !(state.logX && !(xs[i] > 0))) keep.push(i);
     }
     if (sortByX) keep.sort(function (a, b) { return xs[a] - xs[b] || a - b; });
-    return {x: keep.map(function (i) { return xs[i]; }),
-            columns: columns.map(function (col) { return keep.map(function (i) { return col[i]; }); })};
+    return keep;
   }
 
-  /* uPlot's data for series drawn on the chosen x axis: [xs, one column per y array of each series]. */
-  function chartData(prepared) {
-    var joined = align(prepared.map(function (p) { return p.x; }));
-    var cols = [joined.xs];
-    prepared.forEach(function (p, k) {
-      p.columns.forEach(function (ys) { cols.push(place(ys, joined.at[k], joined.xs.length)); });
+  /* Where each series' points go on the chosen x axis: made once per drawing, since smoothing changes
+     the y values only. */
+  function layoutOf(seriesList, axis) {
+    var kept = seriesList.map(function (s) {
+      var xs = xValues(s, axis), keep = keptPoints(xs, axis.mode !== "step");
+      return {keep: keep, x: keep.map(function (i) { return xs[i]; })};
+    });
+    return {kept: kept, joined: align(kept.map(function (k) { return k.x; }))};
+  }
+
+  /* uPlot's data: [xs, then each series' y arrays (`columnsPerSeries[k]`), put where the layout says]. */
+  function layoutData(layout, columnsPerSeries) {
+    var xs = layout.joined.xs, cols = [xs];
+    columnsPerSeries.forEach(function (columns, k) {
+      var keep = layout.kept[k].keep, at = layout.joined.at[k];
+      columns.forEach(function (col) {
+        cols.push(place(keep.map(function (i) { return col[i]; }), at, xs.length));
+      });
     });
     return cols;
   }
@@ -241,21 +251,21 @@
 
   function scalarChart(grid, entry) {
     var box = chartBox(grid, entry.tag, null);
-    var plot = null, record;
+    var plot = null, layout = null, record;
 
-    function prepared(axis) {
+    function yColumns() {  /* each series' y arrays as drawn: smoothed, and masked on a log y axis */
       return scalarSeries(entry.tag).map(function (s) {
-        var cols = (s.lower ? [s.y, s.lower, s.upper] : [s.y]).map(function (raw) {  // a group run: mean, band
+        return (s.lower ? [s.y, s.lower, s.upper] : [s.y]).map(function (raw) {  // a group run: mean, band
           var ys = state.smoothing > 0 ? smooth(raw, state.smoothing) : raw;
           return state.logY ? ys.map(positiveOrNull) : ys;
         });
-        return arrange(xValues(s, axis), cols, axis.mode !== "step");
       });
     }
 
     function build() {
       if (plot) plot.destroy();
       var axis = xAxis(), x = xOptions(axis), drawn = scalarLines(scalarSeries(entry.tag), axis.label, x.value);
+      layout = layoutOf(scalarSeries(entry.tag), axis);
       record.spec = {title: entry.tag, subtitle: null, x: axis, lines: drawn.spec, bands: drawn.bands};
       plot = new uPlot({
         width: width(grid), height: 260, tzDate: utc,
@@ -265,13 +275,13 @@
         legend: {live: true},
         series: drawn.series,
         bands: drawn.bands.map(function (b) { return {series: [b.upper, b.lower], fill: b.fill}; })
-      }, chartData(prepared(axis)), box);
+      }, layoutData(layout, yColumns()), box);
       record.plot = plot;
     }
 
     record = {kind: "scalars", tag: entry.tag, plot: null, box: box,
               rebuild: function () { if (plot) build(); },
-              update: function () { if (plot) plot.setData(chartData(prepared(xAxis()))); }};
+              update: function () { if (plot) plot.setData(layoutData(layout, yColumns())); }};
     charts.push(record);
     addDownloads(box, record);
     lazy(box, build);
@@ -323,7 +333,7 @@
                   points: {show: false}, value: function (u, v) { return fmt(v); }};
         })),
         bands: bands.map(function (b) { return {series: [b.upper, b.lower], fill: b.fill}; })
-      }, chartData([arrange(xValues(s, axis), pct, axis.mode !== "step")]), box);
+      }, layoutData(layoutOf([s], axis), [pct]), box);
     };
     record.rebuild = function () { if (record.plot) draw(); };
     record.update = function () {};

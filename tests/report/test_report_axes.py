@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from chromium import chromium
+from chromium import browser  # noqa: F401 (a fixture: one Chromium for the module)
 
 import tensorboard
 from tensorboard.reader import smooth
@@ -51,22 +51,22 @@ def loss(k: int, steps) -> list[float]:
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
+def page(tmp_path_factory, browser):  # noqa: F811
     root = tmp_path_factory.mktemp("report-axes")
     write_logdir(root / "logs")
     out = root / "axes.html"
     export_report(str(root / "logs"), str(out), ("scalars", "histograms"), max_points=MAX_POINTS)
-    with chromium() as browser:
-        opened = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-        opened.set_default_timeout(UI_TIMEOUT_MS)
-        errors = []
-        opened.on("pageerror", lambda err: errors.append(str(err)))
-        opened.route("**/*", lambda r: r.continue_() if r.request.url == out.as_uri() else r.abort())
-        opened.goto(out.as_uri())
-        opened.wait_for_function("() => window.tbReport && window.tbReport.ready")
-        opened.evaluate("window.tbReport.drawAll()")
-        yield opened
-        assert errors == []
+    opened = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    opened.set_default_timeout(UI_TIMEOUT_MS)
+    errors = []
+    opened.on("pageerror", lambda err: errors.append(str(err)))
+    opened.route("**/*", lambda r: r.continue_() if r.request.url == out.as_uri() else r.abort())
+    opened.goto(out.as_uri())
+    opened.wait_for_function("() => window.tbReport && window.tbReport.ready")
+    opened.evaluate("window.tbReport.drawAll()")
+    yield opened
+    opened.close()
+    assert errors == []
 
 
 def set_controls(page, x="step", log_x=False, smoothing="0"):
@@ -212,3 +212,23 @@ def test_png_decodes_at_twice_the_svg_size(page, tmp_path):
         assert image.size == (2 * int(svg.get("width")), 2 * int(svg.get("height")))
         colours = image.convert("RGB").getcolors(maxcolors=1 << 20)
     assert len(colours) > 10  # drawn, not blank: text, axes and the runs' colours
+
+
+def test_a_page_of_distributions_only_offers_the_x_axis_controls(tmp_path, browser):  # noqa: F811
+    write_logdir(tmp_path / "logs")
+    out = tmp_path / "histograms.html"
+    export_report(str(tmp_path / "logs"), str(out), ("histograms",), max_points=MAX_POINTS)
+    page = browser.new_page()
+    try:
+        page.set_default_timeout(UI_TIMEOUT_MS)
+        page.goto(out.as_uri())
+        page.wait_for_function("() => window.tbReport && window.tbReport.ready")
+        assert page.locator("#smoothing, #log-y").count() == 0
+        page.evaluate("window.tbReport.drawAll()")
+        page.select_option("#x-axis", "relative")
+        data = chart_data(page, "weights", "distributions")
+        assert data[0] == pytest.approx([1.5 * s for s in range(0, STEPS, 10)], abs=1e-3)
+        page.check("#log-x")
+        assert chart_data(page, "weights", "distributions")[0][0] == pytest.approx(15.0, abs=1e-3)
+    finally:
+        page.close()

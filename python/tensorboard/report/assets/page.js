@@ -565,10 +565,11 @@
     return [el("label", {"for": "x-axis", text: " x axis "}), select];
   }
 
-  function controls() {
+  function controls() {  /* smoothing and log y concern scalar charts; the x axis, every chart */
+    var scalars = data.scalars.length > 0;
     return el("div", {"class": "controls"}, [].concat(
-      smoothingControl(), xAxisControl(), switchControl("log-x", "Log x", "logX", true),
-      switchControl("log-y", "Log y", "logY", false)));
+      scalars ? smoothingControl() : [], xAxisControl(), switchControl("log-x", "Log x", "logX", true),
+      scalars ? switchControl("log-y", "Log y", "logY", false) : []));
   }
 
   function header() {

@@ -135,9 +135,14 @@
     return col;
   }
 
-  function decodeWalls(enc) {
-    if (!enc) return null;
-    return floats(enc.offsets).map(function (v) { return enc.start + v; });
+  var decodedWalls = new Map();  // index into data.walls -> wall times, decoded once (a run's tags share one)
+  function decodeWalls(index) {
+    if (index === undefined) return null;  // a group's mean: no wall time
+    if (!decodedWalls.has(index)) {
+      var enc = data.walls[index];
+      decodedWalls.set(index, floats(enc.offsets).map(function (v) { return enc.start + v; }));
+    }
+    return decodedWalls.get(index);
   }
 
   function decodeSeries(s) {

@@ -82,6 +82,12 @@ NOT_MEASURED = {
     },
     "docs/workflows/sharing.md": {
         "5.3 bytes": "a float32 in base64, 4 × 4/3 bytes (arithmetic)",
+        "8 ms": "float32's spacing at a day's offset in seconds, 2^16 × 2^-23 s (arithmetic)",
+        "10 MB": "show()'s limit on a notebook cell (MAX_EMBED_BYTES), a setting",
+    },
+    "docs/api/report.md": {
+        "10 MB": "show()'s limit on a notebook cell (MAX_EMBED_BYTES), a setting",
+        "5.3 bytes": "a float32 in base64, 4 × 4/3 bytes (arithmetic)",
     },
 }
 

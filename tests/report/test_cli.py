@@ -49,6 +49,9 @@ def test_export_with_an_html_out_writes_the_page(report_logdir, tmp_path, capsys
     loss = [s for e in data["scalars"] if e["tag"] == "train/loss" for s in e["series"]]
     assert [len(base64.b64decode(s["values"])) // 4 for s in loss] == [100] * 3  # float32 values
     assert [s["total"] for s in loss] == [2500] * 3
+    for s in loss:  # wall times: the first as a float64, then float32 offsets from it, one per point
+        walls = data["walls"][s["walls"]]
+        assert isinstance(walls["start"], float) and len(base64.b64decode(walls["offsets"])) == 4 * 100
     assert "wrote" in capsys.readouterr().err
 
 

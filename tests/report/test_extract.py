@@ -89,3 +89,14 @@ def test_a_step_range_bounds_every_series(runs):
         assert series.steps.tolist() == list(range(30, 60, 3))
     assert report.hparams  # the table keeps the runs' final values
     assert [step for _, step, _, _ in extract(runs, steps=(None, 20)).images["samples"]] == [0, 0, 0]
+
+
+def test_each_shown_point_keeps_its_wall_time(runs, report_logdir):
+    report = extract(runs, max_points=300)
+    full = read_scalars(report_logdir)
+    keep = even_indices(STEPS, 300)
+    for series in report.scalars["train/loss"]:
+        rows = full[report.runs[series.run]]["train/loss"]
+        assert series.walls.tolist() == [rows[i][1] for i in keep]
+    for series in extract(runs, kinds=("histograms",)).distributions["weights"]:
+        assert len(series.walls) == len(series.steps) and np.all(np.diff(series.walls) >= 0)

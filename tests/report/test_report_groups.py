@@ -1,5 +1,6 @@
 """The report page with --group_runs, in real Chromium: each group of runs is drawn as its mean with a
 band of mean ± std, equal to the members' statistics."""
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -36,4 +37,7 @@ def test_group_runs_draw_each_groups_mean_with_a_band(tmp_path):
         members = np.array([written[f"lr0.01_seed{k}"]["loss"] for k in range(3)])
         want = (members.mean(axis=0) + members.std(axis=0, ddof=1)).astype(np.float32)
         np.testing.assert_allclose(upper, want, rtol=1e-6)
+        svg = page.evaluate("window.tbReport.svg(window.tbReport.charts.find(c => c.tag === 'loss'))")
+        root = ET.fromstring(svg)  # the saved SVG draws each group's band too
+        assert len(root.findall(".//{http://www.w3.org/2000/svg}polygon")) == 2
         page.locator('#scalars .chart[data-tag="loss"]').screenshot(path=str(ARTIFACTS / "report-group-band.png"))

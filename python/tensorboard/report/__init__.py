@@ -1,13 +1,15 @@
 """A logdir as one self-contained HTML page (`tensorboard export --logdir D --out report.html`):
 scalar charts with runs overlaid, distributions, last images, text and an hparams table, drawn by
-a vendored uPlot inlined into the page, so it opens offline and from an attachment."""
+a vendored uPlot inlined into the page, so it opens offline and from an attachment; `show(logdir)`
+puts the same page in a notebook cell."""
 from __future__ import annotations
 
 import os
 
 from tensorboard.report.cli import export_report, main
+from tensorboard.report.notebook import MAX_EMBED_BYTES, ReportView, show
 
-__all__ = ["export_report", "hparams_table", "main"]
+__all__ = ["MAX_EMBED_BYTES", "ReportView", "export_report", "hparams_table", "main", "show"]
 
 
 def hparams_table(logdir: str | os.PathLike, runs: str | None = None, storage_options: dict | None = None):

@@ -13,7 +13,7 @@ from tensorboard.logdir.arguments import add_reading_arguments, add_writing_argu
 from tensorboard.logdir.output import check_out, write_atomically
 from tensorboard.logdir.progress import Progress
 from tensorboard.logdir.selection import CLI_FLAGS, compile_pattern, parse_steps
-from tensorboard.report.extract import REPORT_KINDS
+from tensorboard.report.extract import REPORT_KINDS, ReportData
 
 
 def parser() -> argparse.ArgumentParser:
@@ -74,28 +74,46 @@ def export_report(logdir: str, out: str, kinds=REPORT_KINDS, runs: str | None = 
         >>> export_report("logs/sweep", "sweep.html", max_points=500)
         {'bytes': ..., 'runs': ..., 'charts': ...}
     """
-    from tensorboard.report.extract import extract
-    from tensorboard.report.render import render
+    check_arguments(out, kinds, max_points, tags, group_runs, steps)
+    check_out(out, force)
+    page, report = build_page(logdir, kinds, runs, tags, max_points, title, skip_damaged, progress, steps,
+                              exclude=exclude, group_runs=group_runs)
+    data = page.encode("utf-8")
+    write_atomically(out, force, lambda tmp: Path(tmp).write_bytes(data))
+    charts = len(report.scalars) + sum(len(items) for items in report.distributions.values())
+    return {"bytes": len(data), "runs": len(report.runs), "charts": charts}
 
-    if not str(out).lower().endswith(".html"):
+
+def check_arguments(out: str | None, kinds, max_points: int, tags: str | None, group_runs: str | None,
+                    steps: str | tuple | None = None) -> None:
+    """Refuses bad options by name before anything is read (`out` None: no file is written)."""
+    if out is not None and not str(out).lower().endswith(".html"):
         raise ValueError(f"--out {out!r}: a report is written to a file ending in .html")
     unknown = [k for k in kinds if k not in REPORT_KINDS]
     if unknown:
         raise ValueError(f"--kind {unknown[0]!r}: choose from {', '.join(REPORT_KINDS)}")
     if max_points < 2:
         raise ValueError(f"--max-points must be at least 2 (the first and the last point), got {max_points}")
-    bounds = parse_steps(steps) if isinstance(steps, str) else steps
-    check_out(out, force)
+    if isinstance(steps, str):
+        parse_steps(steps)
     compile_pattern("--tags", tags)
     compile_pattern("--group_runs", group_runs)
-    data = read_runs(logdir, skip_damaged=skip_damaged, progress=progress,
+
+
+def build_page(logdir: str, kinds, runs: str | None, tags: str | None, max_points: int, title: str | None,
+               skip_damaged: bool, progress, steps, *, exclude: str | None, group_runs: str | None,
+               storage_options: dict | None = None) -> tuple[str, ReportData]:
+    """Reads `logdir` and returns the report page as text, with the data it shows (options as
+    `export_report`'s, already checked)."""
+    from tensorboard.report.extract import extract
+    from tensorboard.report.render import render
+
+    bounds = parse_steps(steps) if isinstance(steps, str) else steps
+    data = read_runs(logdir, storage_options, skip_damaged=skip_damaged, progress=progress,
                      selection=Selection.of(runs=runs, flags=CLI_FLAGS, exclude=exclude))
     report = extract(data, tuple(kinds), tags, max_points, bounds, group_runs)
     name = title or os.path.basename(os.path.normpath(str(logdir))) or str(logdir)
-    page = render(report, name, max_points).encode("utf-8")
-    write_atomically(out, force, lambda tmp: Path(tmp).write_bytes(page))
-    charts = len(report.scalars) + sum(len(items) for items in report.distributions.values())
-    return {"bytes": len(page), "runs": len(report.runs), "charts": charts}
+    return render(report, name, max_points), report
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,13 +21,15 @@ _IMAGE_TYPES = ((b"\x89PNG", "image/png"), (b"\xff\xd8", "image/jpeg"), (b"GIF8"
 
 @dataclass
 class Series:
-    """One run's points of one tag: steps and values (scalars: (n,); histograms: (n, 9) percentiles)."""
+    """One run's points of one tag: steps, values (scalars: (n,); histograms: (n, 9) percentiles) and
+    wall times (seconds since the epoch; None for a group's mean, which has no time of its own)."""
 
     run: int
     steps: np.ndarray
     values: np.ndarray
     total: int  # points logged before downsampling
     band: tuple[np.ndarray, np.ndarray] | None = None  # a group run's (lower, upper): mean ± std
+    walls: np.ndarray | None = None
 
 
 @dataclass
@@ -90,25 +92,26 @@ def _text_of(tensor) -> str:
     return "\n".join("\t".join(decode(v) for v in row) for row in array.reshape(array.shape[0], -1))
 
 
-def _scalar_tensors(run: RunData, bounds=None) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """Scalars stored as tensors (the scalars plugin's TF2 form): [(tag, steps, values)]."""
+def _scalar_tensors(run: RunData, bounds=None) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """Scalars stored as tensors (the scalars plugin's TF2 form): [(tag, steps, values, wall times)]."""
     tags = set(run.plugin_content.get("scalars", ()))
     if not tags:
         return []
-    found: dict[str, tuple[list, list]] = {}
+    found: dict[str, tuple[list, list, list]] = {}
     store = run.tensors
-    for tid, step, tensor in zip(store.tags, store.steps, store.values):
+    for tid, step, wall, tensor in zip(store.tags, store.steps, store.walls, store.values):
         tag = store.tag_names[tid]
         if tag in tags:
-            steps, values = found.setdefault(tag, ([], []))
+            steps, values, walls = found.setdefault(tag, ([], [], []))
             steps.append(step)
             values.append(float(tensor_to_numpy(tensor).reshape(-1)[0]))
+            walls.append(wall)
     out = []
-    for tag, (steps, values) in found.items():
+    for tag, (steps, values, walls) in found.items():
         steps = np.asarray(steps, np.int64)
         order = _within(np.argsort(steps, kind="stable"), steps, bounds)
         if len(order):
-            out.append((tag, steps[order], np.asarray(values, np.float64)[order]))
+            out.append((tag, steps[order], np.asarray(values, np.float64)[order], np.asarray(walls, np.float64)[order]))
     return out
 
 
@@ -135,21 +138,25 @@ def extract(runs: list[RunData], kinds=REPORT_KINDS, tags: str | None = None, ma
             store = run.scalars
             values = np.frombuffer(store.values, np.float64) if len(store) else None
             steps = np.frombuffer(store.steps, np.int64) if len(store) else None
-            series = [(tag, steps[rows], values[rows]) for tag, rows in _grouped(store, bounds)]
-            for tag, s, v in series + _scalar_tensors(run, bounds):
+            walls = np.frombuffer(store.walls, np.float64) if len(store) else None
+            series = [(tag, steps[rows], values[rows], walls[rows]) for tag, rows in _grouped(store, bounds)]
+            for tag, s, v, w in series + _scalar_tensors(run, bounds):
                 if _wanted(tag, tag_re):
                     keep = even_indices(len(s), max_points)
-                    report.scalars.setdefault(tag, []).append(Series(run_id(run), s[keep], v[keep], len(s)))
+                    report.scalars.setdefault(tag, []).append(
+                        Series(run_id(run), s[keep], v[keep], len(s), walls=w[keep]))
         if "histograms" in kinds:
             store = run.histograms
             steps = np.frombuffer(store.steps, np.int64) if len(store) else None
+            walls = np.frombuffer(store.walls, np.float64) if len(store) else None
             for tag, rows in _grouped(store, bounds):
                 if _wanted(tag, tag_re):
                     keep = rows[even_indices(len(rows), max_points)]
                     rows_kept = [store.values[i] for i in keep]
                     bands = np.asarray([histogram_percentiles(r.min, r.max, r.limits, r.counts) for r in rows_kept],
                                        np.float64).reshape(-1, 9)
-                    report.distributions.setdefault(tag, []).append(Series(run_id(run), steps[keep], bands, len(rows)))
+                    report.distributions.setdefault(tag, []).append(
+                        Series(run_id(run), steps[keep], bands, len(rows), walls=walls[keep]))
         if "images" in kinds:
             store = run.images
             for tag, rows in _grouped(store, bounds):

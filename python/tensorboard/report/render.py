@@ -42,9 +42,44 @@ def encode_values(values: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(values, dtype="<f4").tobytes()).decode("ascii")
 
 
-def _series(items: list[Series]) -> list[dict]:
+def encode_walls(walls: np.ndarray) -> dict:
+    """Wall times as the first one (float64 seconds, exact in JSON) and each one's offset from it as
+    float32 in base64: 4 bytes a point, to the millisecond for a run of up to a day or so (float32
+    keeps 24 bits: 1 ms at 2 h, 8 ms at 1 day, 0.25 s at a month)."""
+    walls = np.asarray(walls, np.float64)
+    start = float(walls[0]) if len(walls) else 0.0
+    return {"start": start, "offsets": encode_values(walls - start)}
+
+
+WALL_TOLERANCE_S = 1e-3  # wall times this close are stored once; float32 offsets are as coarse past ~2 h
+
+
+class WallTable:
+    """The page's wall-time arrays, each stored once: a series shares the entry of an earlier series of
+    the same run at the same steps whose wall times are all within WALL_TOLERANCE_S of its own. A run
+    logs its tags at one step within microseconds of each other, so a run's clock is stored once, not
+    once per tag (the page would otherwise double in size)."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict] = []
+        self._known: dict[tuple[int, bytes], list[tuple[int, np.ndarray]]] = {}
+
+    def index(self, run: int, steps: np.ndarray, walls: np.ndarray) -> int:
+        """The entry holding `walls` (of `run` at `steps`), added if none is close enough."""
+        walls = np.asarray(walls, np.float64)
+        candidates = self._known.setdefault((run, np.asarray(steps, np.int64).tobytes()), [])
+        for entry, known in candidates:
+            if np.max(np.abs(known - walls), initial=0.0) <= WALL_TOLERANCE_S:
+                return entry
+        self.entries.append(encode_walls(walls))
+        candidates.append((len(self.entries) - 1, walls))
+        return len(self.entries) - 1
+
+
+def _series(items: list[Series], walls: WallTable) -> list[dict]:
     return [{"run": s.run, "steps": encode_steps(s.steps), "values": encode_values(s.values), "total": s.total,
-             **({} if s.band is None else {"lower": encode_values(s.band[0]), "upper": encode_values(s.band[1])})}
+             **({} if s.band is None else {"lower": encode_values(s.band[0]), "upper": encode_values(s.band[1])}),
+             **({} if s.walls is None else {"walls": walls.index(s.run, s.steps, s.walls)})}
             for s in items]
 
 
@@ -56,10 +91,13 @@ def _plain(value):
 
 def payload(report: ReportData, title: str, max_points: int) -> dict:
     """The JSON the page's script reads."""
+    walls = WallTable()
     return {
         "title": title, "maxPoints": max_points, "runs": report.runs,
-        "scalars": [{"tag": tag, "series": _series(items)} for tag, items in report.scalars.items()],
-        "distributions": [{"tag": tag, "series": _series(items)} for tag, items in report.distributions.items()],
+        "scalars": [{"tag": tag, "series": _series(items, walls)} for tag, items in report.scalars.items()],
+        "distributions": [{"tag": tag, "series": _series(items, walls)}
+                          for tag, items in report.distributions.items()],
+        "walls": walls.entries,
         "images": [{"tag": tag, "items": [{"run": run, "step": step,
                                            "src": f"data:{mime};base64," + base64.b64encode(data).decode("ascii")}
                                           for run, step, mime, data in items]}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import struct
 import warnings
-from typing import BinaryIO, Iterator
+from typing import TYPE_CHECKING, BinaryIO, Iterator, NamedTuple
 
 from tensorboard.events.crc32c import MASK_DELTA, crc32c
 from tensorboard.events.crc_columns import COLUMN_MAX_LENGTH, COLUMN_MIN_RECORDS, crc_columns
@@ -18,6 +18,9 @@ from tensorboard.events.record import (
     read_bounded,
     truncated_tail,
 )
+
+if TYPE_CHECKING:  # numpy is imported when a scan runs: importing the writer does not need it
+    import numpy as np
 
 _LEN = struct.Struct("<Q").unpack_from
 CHUNK_BYTES = 1 << 20  # 1 MiB: big enough to amortise reads and NumPy calls, small enough to keep memory flat
@@ -33,8 +36,6 @@ def scan_spans(stream: BinaryIO, path: str | None, chunk_bytes: int = CHUNK_BYTE
     it stops, calls `on_truncated(offset)` and, with `warn_truncated`, warns TruncatedTailWarning (a
     reader of a file still being written passes False: a cut tail is no damage there).
     """
-    import numpy as np
-
     read = stream.read
     buf = b""
     base = start  # file offset of buf[0]
@@ -47,31 +48,13 @@ def scan_spans(stream: BinaryIO, path: str | None, chunk_bytes: int = CHUNK_BYTE
         if len(more) < want:
             eof = True
         buf = buf + more if buf else more
-        n = len(buf)
-        positions = walk(buf, n)  # the record chain: each record's length says where the next starts
-        if not len(positions):
+        chunk = _chunk_records(buf, heads_ok)
+        if chunk is None:
             if eof:
                 break
             need = 12
             continue
-        data = np.frombuffer(buf, np.uint8)
-        pos = positions
-        heads = data[pos[:, None] + np.arange(12)].copy()
-        lengths = heads[:, :8].view("<u8").ravel()
-        head_crcs = heads[:, 8:].view("<u4").ravel()
-        bad_head = _first_bad_head(buf, positions, lengths, head_crcs, heads_ok)
-        if bad_head is not None:
-            damage = head_damage(int(lengths[bad_head]), int(head_crcs[bad_head]), heads_ok)
-            positions, lengths = positions[:bad_head], lengths[:bad_head]
-        pos = pos[:len(positions)]
-        ends = pos + 12 + lengths.astype(np.int64)
-        pending = None
-        if len(positions) and ends[-1] + 4 > n:  # the last record continues in the next read
-            pending, positions = int(positions[-1]), positions[:-1]
-            ends = ends[:-1]
-            lengths = lengths[:-1]
-            pos = pos[:-1]
-        starts = pos + 12
+        starts, ends, pending = chunk.starts, chunk.ends, chunk.pending
         if len(starts):
             mv = memoryview(buf)
             bad = _first_bad_payload(buf, mv, starts, ends)
@@ -81,10 +64,9 @@ def scan_spans(stream: BinaryIO, path: str | None, chunk_bytes: int = CHUNK_BYTE
                     yield buf, base, starts[:bad], ends[:bad]
                 _corrupt(path, base + int(starts[bad]) - 12, "payload CRC mismatch")
             yield buf, base, starts, ends
-        if bad_head is not None:
-            offset = base + (int(positions[-1]) + 16 + int(lengths[-1]) if len(positions) else 0) if pending is None \
-                else base + pending
-            _corrupt(path, offset, damage if offset else damage + " (not an event file?)")
+        if chunk.damage is not None:
+            offset = base + chunk.damage_at
+            _corrupt(path, offset, chunk.damage if offset else chunk.damage + " (not an event file?)")
         consumed = pending if pending is not None else (int(ends[-1]) + 4 if len(ends) else 0)
         if pending is not None:
             need = 16 + int(_LEN(buf, pending)[0])
@@ -99,6 +81,44 @@ def scan_spans(stream: BinaryIO, path: str | None, chunk_bytes: int = CHUNK_BYTE
             on_truncated(base)
         if warn_truncated:
             warnings.warn(truncated_tail(path, base, len(buf)), TruncatedTailWarning, stacklevel=3)
+
+
+class _Chunk(NamedTuple):
+    """What a buffer of records holds: the payload spans of its whole records, the offset of a record
+    that continues past its end (None: none), and a damaged header right after the records."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    pending: int | None
+    damage: str | None
+    damage_at: int  # buffer offset the damage is reported at
+
+
+def _chunk_records(buf: bytes, heads_ok: dict[int, int]) -> _Chunk | None:
+    """The records of `buf` (which starts at a record) with their headers checked; None when not even one
+    record's header is in it."""
+    import numpy as np
+
+    positions = walk(buf, len(buf))  # the record chain: each record's length says where the next starts
+    if not len(positions):
+        return None
+    heads = np.frombuffer(buf, np.uint8)[positions[:, None] + np.arange(12)].copy()
+    lengths = heads[:, :8].view("<u8").ravel()
+    head_crcs = heads[:, 8:].view("<u4").ravel()
+    bad_head = _first_bad_head(buf, positions, lengths, head_crcs, heads_ok)
+    damage = None
+    if bad_head is not None:
+        damage = head_damage(int(lengths[bad_head]), int(head_crcs[bad_head]), heads_ok)
+        positions, lengths = positions[:bad_head], lengths[:bad_head]
+    ends = positions + 12 + lengths.astype(np.int64)
+    pending = None
+    if len(positions) and ends[-1] + 4 > len(buf):  # the last record continues in the next read
+        pending, positions, ends, lengths = int(positions[-1]), positions[:-1], ends[:-1], lengths[:-1]
+    if pending is not None:
+        damage_at = pending
+    else:
+        damage_at = int(positions[-1]) + 16 + int(lengths[-1]) if len(positions) else 0
+    return _Chunk(positions + 12, ends, pending, damage, damage_at)
 
 
 _STRIDE_FIRST = 64  # records a stride guess checks at first; doubled while guesses hold, up to _STRIDE_MOST

@@ -101,6 +101,27 @@ def s3_settings(options: Mapping, env: Mapping = os.environ) -> dict:
     elif isinstance(verify, str):
         with open(verify, encoding="ascii") as bundle:
             client_options["root_certificate"] = bundle.read()
+    retries, addressing = _botocore_config(botocore_config, endpoint, config, client_options, retry)
+    left = [name for name in opts if name not in IGNORED]
+    left += [f"client_kwargs[{name!r}]" for name in client]
+    left += [f"config_kwargs[{name!r}]" for name in botocore_config]
+    left += [f"config_kwargs['retries'][{name!r}]" for name in retries]
+    left += [f"config_kwargs['s3'][{name!r}]" for name in addressing]
+    if left:
+        raise _unmapped(left[0])
+    if endpoint:
+        config["endpoint"] = config["aws_endpoint_url_s3"] = endpoint  # the latter: else AWS_ENDPOINT_URL_S3 wins
+        if endpoint.startswith("http://"):
+            client_options["allow_http"] = True
+    credentials = _credentials(key, secret, token, profile, env)
+    return {"config": config, "client_options": client_options, "retry_config": retry,
+            "credentials": credentials, "profile": profile, "region": region}
+
+
+def _botocore_config(botocore_config: dict, endpoint: str | None, config: dict, client_options: dict,
+                     retry: dict) -> tuple[dict, dict]:
+    """Moves s3fs's `config_kwargs` (botocore's Config) into obstore's settings; returns the retries and
+    addressing options left unread (each an error for the caller to name)."""
     botocore_config.pop("max_pool_connections", None)  # obstore's pool grows as needed; batches bound concurrency
     signature = botocore_config.pop("signature_version", None)
     if signature is not None and str(signature).lower() not in ("s3v4", "v4"):
@@ -120,28 +141,19 @@ def s3_settings(options: Mapping, env: Mapping = os.environ) -> dict:
     if style == "virtual" and endpoint:
         raise _unmapped("config_kwargs['s3']['addressing_style']='virtual' with endpoint_url")
     config["virtual_hosted_style_request"] = style == "virtual"
-    left = [name for name in opts if name not in IGNORED]
-    left += [f"client_kwargs[{name!r}]" for name in client]
-    left += [f"config_kwargs[{name!r}]" for name in botocore_config]
-    left += [f"config_kwargs['retries'][{name!r}]" for name in retries]
-    left += [f"config_kwargs['s3'][{name!r}]" for name in addressing]
-    if left:
-        raise _unmapped(left[0])
-    if endpoint:
-        config["endpoint"] = config["aws_endpoint_url_s3"] = endpoint  # the latter: else AWS_ENDPOINT_URL_S3 wins
-        if endpoint.startswith("http://"):
-            client_options["allow_http"] = True
+    return retries, addressing
+
+
+def _credentials(key, secret, token, profile, env: Mapping) -> tuple | None:
+    """(key, secret, token) given outright or by the AWS variables, in botocore's order; None: its chain."""
     if key or secret:
         if not (key and secret):
             raise ValueError("storage options give an S3 access key without its secret, or a secret without its key")
-        credentials = (key, secret, token)
-    elif profile is None and env.get("AWS_ACCESS_KEY_ID") and env.get("AWS_SECRET_ACCESS_KEY"):  # a profile
+        return key, secret, token
+    if profile is None and env.get("AWS_ACCESS_KEY_ID") and env.get("AWS_SECRET_ACCESS_KEY"):  # a profile
         # given as an option takes the place of the variables in botocore's chain
-        credentials = (env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], env.get("AWS_SESSION_TOKEN") or None)
-    else:
-        credentials = None
-    return {"config": config, "client_options": client_options, "retry_config": retry,
-            "credentials": credentials, "profile": profile, "region": region}
+        return env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], env.get("AWS_SESSION_TOKEN") or None
+    return None
 
 
 class _Static:

@@ -19,35 +19,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(BENCH)
-PYTHONS = {"ours": os.path.join(REPO, ".venv", "bin", "python"),
-           "peers": os.path.join(REPO, ".venv-upstream", "bin", "python"),
-           "mxnet": os.path.join(REPO, ".venv-mxnet", "bin", "python")}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from envs import BENCH, ours_env, peer_env, python_of, run_json  # noqa: E402  (bench/envs.py)
+from timing import median_of  # noqa: E402
+
 LATENCY_GOAL_MS = 1.0
 LOOP_GOAL = 0.97  # steps/s with logging over steps/s without
 
 
 def measure(lib: str, framework: str, mode: str) -> dict:
-    env_name = "mxnet" if framework == "mxnet" else ("ours" if lib == "ours" else "peers")
-    env = {**os.environ, "PYTHONPATH": os.path.join(REPO, "python") if env_name != "peers" else "",
-           "OMP_NUM_THREADS": "2"}
+    venv = "mxnet" if framework == "mxnet" else ("ours" if lib == "ours" else "peers")
+    env = peer_env(threads=2) if venv == "peers" else ours_env(threads=2)
     with tempfile.TemporaryDirectory(prefix="tb-async-bench-") as logdir:
-        out = subprocess.run([PYTHONS[env_name], os.path.join(BENCH, "async_worker.py"), lib, framework, mode,
-                              logdir], env=env, capture_output=True, text=True, timeout=1200)
-    if out.returncode != 0:
-        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def median_of(runs: list[dict], key: str) -> float | None:
-    values = [r[key] for r in runs if key in r]
-    return statistics.median(values) if values else None
+        return run_json([python_of(venv), os.path.join(BENCH, "async_worker.py"), lib, framework, mode, logdir],
+                        env, 1200)
 
 
 def main() -> int:
@@ -57,7 +45,7 @@ def main() -> int:
     result: dict = {"latency": {}, "loops": {}}
     print("add_scalar(x) while x is still being computed (caller's time, median):")
     for framework, libs in (("jax", ("ours", "tbx", "torch")), ("mxnet", ("ours", "tbx"))):
-        if framework == "mxnet" and not os.path.exists(PYTHONS["mxnet"]):
+        if framework == "mxnet" and not os.path.exists(python_of("mxnet")):
             print("  mxnet: .venv-mxnet missing, skipped")
             continue
         for lib in libs:

@@ -23,7 +23,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serving import LAUNCHER, POINTS, REPO, TAG, free_port, stop_server, write_logdir  # noqa: E402  (bench/serving.py)
+from envs import SOURCE, server_env  # noqa: E402  (bench/envs.py)
+from serving import LAUNCHER, POINTS, TAG, free_port, stop_group, write_logdir  # noqa: E402  (bench/serving.py)
 
 RUNS = 20
 CLIENTS, REQUESTS = 16, 150
@@ -41,10 +42,9 @@ def _get(connection: http.client.HTTPConnection, path: str, headers: dict) -> tu
 def start(logdir: str, workdir: str, auth: str) -> tuple[subprocess.Popen, int]:
     port = free_port()
     flags = ["--auth", auth] + (["--auth_token_file", os.path.join(workdir, "token")] if auth == "token" else [])
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     proc = subprocess.Popen([sys.executable, LAUNCHER, "--logdir", logdir, "--port", str(port),
                              "--reload_interval", "1", *flags], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            stdin=subprocess.DEVNULL, env=env, start_new_session=True, cwd=workdir)
+                            stdin=subprocess.DEVNULL, env=server_env(), start_new_session=True, cwd=workdir)
     headers = {"Authorization": f"Bearer {TOKEN}"} if auth == "token" else {}
     deadline = time.monotonic() + DEADLINE_S
     while time.monotonic() < deadline and proc.poll() is None:
@@ -57,7 +57,7 @@ def start(logdir: str, workdir: str, auth: str) -> tuple[subprocess.Popen, int]:
         except OSError:
             pass
         time.sleep(0.1)
-    stop_server(proc)
+    stop_group(proc)
     raise RuntimeError(f"the --auth {auth} server never served the logdir")
 
 
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reps", type=int, default=3, help="servers of each kind, alternating (default 3)")
     args = parser.parse_args(argv)
-    sys.path.insert(0, os.path.join(REPO, "python"))
+    sys.path.insert(0, SOURCE)
     rps: dict[str, list[float]] = {"none": [], "token": []}
     errors: list[str] = []
     with tempfile.TemporaryDirectory(prefix="tb-auth-load-") as workdir:
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     result = probe(port, {"Authorization": f"Bearer {TOKEN}"} if auth == "token" else {}, logdir)
                 finally:
-                    stop_server(proc)
+                    stop_group(proc)
                 rps[auth].append(result["rps"])
                 errors += [f"--auth {auth}: {e}" for e in result["errors"]]
     none, token = statistics.median(rps["none"]), statistics.median(rps["token"])

@@ -17,15 +17,14 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(BENCH)
-PYTHONS = {"ours": os.path.join(REPO, ".venv", "bin", "python"),
-           "peers": os.path.join(REPO, ".venv-upstream", "bin", "python")}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from envs import BENCH, ours_env, peer_env, python_of, run_json  # noqa: E402  (bench/envs.py)
+from timing import median_of  # noqa: E402
+
 GOAL_MS = 1.0
 SHAPES = 200
 
@@ -60,14 +59,10 @@ def worker(lib: str, logdir: str) -> dict:
 
 
 def measure(lib: str) -> dict:
-    python = PYTHONS["ours" if lib == "ours" else "peers"]
-    env = {**os.environ, "PYTHONPATH": os.path.join(REPO, "python") if lib == "ours" else "", "OMP_NUM_THREADS": "2"}
+    python, env = (python_of("ours"), ours_env(threads=2)) if lib == "ours" else (python_of("peers"),
+                                                                                   peer_env(threads=2))
     with tempfile.TemporaryDirectory(prefix="tb-first-call-") as logdir:
-        out = subprocess.run([python, os.path.abspath(__file__), "--worker", lib, logdir], env=env,
-                             capture_output=True, text=True, timeout=900)
-    if out.returncode != 0:
-        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+        return run_json([python, os.path.abspath(__file__), "--worker", lib, logdir], env, 900)
 
 
 def main() -> int:
@@ -85,8 +80,7 @@ def main() -> int:
     print(f"  {'lib':6} {'first add_scalar (pending)':>27} {'200 shapes: median':>19} {'max':>9} {'total':>10}")
     for lib in ("ours", "tbx", "torch"):
         runs = [measure(lib) for _ in range(args.reps)]
-        row = {key: statistics.median([r[key] for r in runs if key in r]) if any(key in r for r in runs) else None
-               for key in keys}
+        row = {key: median_of(runs, key) for key in keys}
         row["errors"] = [r["error"] for r in runs if "error" in r]
         result["libs"][lib] = row
         if row["first_scalar_ms"] is None:

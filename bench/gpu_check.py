@@ -22,12 +22,14 @@ import sys
 import tempfile
 import time
 import warnings
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCE = os.path.join(HERE, "..", "python")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from envs import SOURCE  # noqa: E402  (bench/envs.py)
+from timing import elapsed_ms  # noqa: E402
+
 if os.path.exists(os.path.join(SOURCE, "tensorboard", "src", "graph_pb2.py")):  # a built source checkout
     sys.path.insert(0, SOURCE)
 
@@ -140,12 +142,6 @@ def frameworks(device: str, dim: int) -> tuple[list[Framework], list[str]]:
     return found, absent
 
 
-def timed(call: Callable[[], None]) -> float:
-    start = time.perf_counter()
-    call()
-    return (time.perf_counter() - start) * 1e3
-
-
 def latency(fw: Framework, writer: Any, calls: int, rounds: int) -> dict:
     """The caller's time in add_scalar of a still-computing value, and in add_histogram, in ms."""
     values = np.random.default_rng(1).standard_normal(SIZE, np.float32)
@@ -160,7 +156,7 @@ def latency(fw: Framework, writer: Any, calls: int, rounds: int) -> dict:
             pending = fw.slow_scalar(rounds) if kind == "add_scalar" else fw.update(weights)
             if kind == "add_histogram":
                 weights = pending
-            times.append(timed(lambda: add(pending, step)))
+            times.append(elapsed_ms(lambda: add(pending, step)))
             fw.wait(pending)
             computations.append((time.perf_counter() - start) * 1e3)  # issued .. ready, the call included
         result[kind] = {"first_ms": times[0], "steady_median_ms": statistics.median(times[1:]),

@@ -23,13 +23,14 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(BENCH)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from envs import BENCH, env_for, run_json  # noqa: E402  (bench/envs.py)
+from timing import median_of  # noqa: E402
+
 LIBS = ("ours", "tbx", "torch")
 SIZES = (1_000, 100_000, 1_000_000, 10_000_000)
 CALLS = {1_000: 300, 100_000: 40, 1_000_000: 10, 10_000_000: 3}  # timed calls per (library, size, distribution)
@@ -126,30 +127,13 @@ def worker(lib: str, size: int, dists: list, logdir: str) -> dict:
     return out
 
 
-def env_for(lib: str) -> tuple[str, dict]:
-    env = dict(os.environ)
-    if lib == "ours":
-        env["PYTHONPATH"] = os.path.join(REPO, "python")
-        return sys.executable, env
-    env.pop("PYTHONPATH", None)  # upstream's `tensorboard` must not be shadowed by ours
-    env["PYTHONNOUSERSITE"] = "1"
-    return os.path.join(REPO, ".venv-upstream", "bin", "python"), env
-
-
 def measure(lib: str, size: int, dists: list, tmp: str, timeout: float) -> dict:
     python, env = env_for(lib)
     logdir = tempfile.mkdtemp(dir=tmp)
     try:
-        proc = subprocess.run([python, __file__, "--worker", lib, str(size), logdir, "--dists", *dists],
-                              env=env, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": f"timed out after {timeout:.0f} s"}
+        return run_json([python, __file__, "--worker", lib, str(size), logdir, "--dists", *dists], env, timeout)
     finally:
         shutil.rmtree(logdir, ignore_errors=True)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    if proc.returncode != 0 or not lines:
-        return {"error": " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])}
-    return json.loads(lines[-1])
 
 
 def _ms(seconds: float) -> str:
@@ -197,8 +181,7 @@ def main(argv=None) -> int:
         for size in args.sizes:
             row = {"dist": dist, "size": size}
             for lib in args.libs:
-                got = [r["rows"][dist]["s_per_call"] for r in runs.get((lib, size), [])]
-                row[lib] = statistics.median(got) if got else None
+                row[lib] = median_of((r["rows"][dist] for r in runs.get((lib, size), [])), "s_per_call")
             refused = [r["rows"][dist]["refused"] for r in runs.get(("ours", size), []) if r["rows"][dist]["refused"]]
             row["ours_refused"] = refused[0] if refused else None
             for peer in ("tbx", "torch"):

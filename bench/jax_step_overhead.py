@@ -22,12 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(BENCH)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from envs import BENCH, ours_env, python_of, run_json  # noqa: E402  (bench/envs.py)
+
 VARIANTS = ("nothing", "python-200us", "host-copy", "copy-weights", "copy-constant", "ours-snapshots",
             "device-counts")
 
@@ -97,12 +97,8 @@ def per_step_call(variant: str):
 
 def run_variant(variant: str, pairs: int) -> dict:
     """One variant in a fresh process; its paired_loop result."""
-    env = {**os.environ, "PYTHONPATH": os.path.join(REPO, "python") + os.pathsep + BENCH, "OMP_NUM_THREADS": "2"}
-    out = subprocess.run([os.path.join(REPO, ".venv", "bin", "python"), os.path.abspath(__file__), "--worker",
-                          variant, "--pairs", str(pairs)], env=env, capture_output=True, text=True, timeout=1800)
-    if out.returncode != 0:
-        return {"error": (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_json([python_of("ours"), os.path.abspath(__file__), "--worker", variant, "--pairs", str(pairs)],
+                    ours_env(BENCH, threads=2), 1800)
 
 
 def main() -> int:

@@ -16,32 +16,34 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(BENCH)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from envs import ours_env  # noqa: E402  (bench/envs.py)
+from logdirs import ScalarRun, write_scalar_runs  # noqa: E402
+from timing import median_of  # noqa: E402
+
 RUNS, TAGS, STEPS = 100, 12, 10_000
 SMOOTHING = 0.6
 
-WRITE = """
-import os, sys
-import numpy as np
-import tensorboard
-logdir, runs, tags, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-rng = np.random.default_rng(0)
-names = [f"group{t % 3}/metric{t:02d}" for t in range(tags)]
-for r in range(runs):
-    values = (1.0 / (1.0 + np.arange(steps)[:, None] * (r + 1) / 5000) + np.arange(tags)
-              + rng.normal(0.0, 0.05, size=(steps, tags))).tolist()
-    with tensorboard.SummaryWriter(os.path.join(logdir, f"lr_{r:03d}")) as writer:
-        for step, row in enumerate(values):
-            for name, value in zip(names, row):
-                writer.add_scalar(name, value, step)
-"""
+
+def write_logdir(logdir: str, runs: int, tags: int, steps: int) -> None:
+    """`runs` runs `lr_NNN` of `tags` tags in 3 groups: a decaying curve per run, offset per tag, with noise."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    names = [f"group{t % 3}/metric{t:02d}" for t in range(tags)]
+
+    def run(r: int) -> ScalarRun:
+        values = (1.0 / (1.0 + np.arange(steps)[:, None] * (r + 1) / 5000) + np.arange(tags)
+                  + rng.normal(0.0, 0.05, size=(steps, tags))).tolist()
+        return ScalarRun(f"lr_{r:03d}", names, values)
+
+    write_scalar_runs(logdir, (run(r) for r in range(runs)))
+
 
 # What a user writes by hand: read every scalar into a DataFrame, then a panel per tag, a line per run.
 BY_HAND = """
@@ -64,10 +66,6 @@ for ax, tag in zip(axes.flat, tags):
     ax.set_title(tag)
 fig.savefig(out)
 """
-
-
-def ours_env() -> dict:
-    return {**os.environ, "PYTHONPATH": os.path.join(REPO, "python")}
 
 
 def timed(cmd: list[str], out: str, timeout: float = 7200) -> dict:
@@ -93,8 +91,7 @@ def main(argv=None) -> int:
     try:
         logdir = os.path.join(tmp, "logs")
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", WRITE, logdir, str(runs), str(TAGS), str(args.steps)], env=ours_env(),
-                       check=True)
+        write_logdir(logdir, runs, TAGS, args.steps)
         print(f"plot_figures: wrote {runs * TAGS * args.steps:,} scalars in {runs} runs "
               f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
         commands = {
@@ -108,8 +105,7 @@ def main(argv=None) -> int:
                 out = os.path.join(tmp, f"{who}.pdf")
                 measured[who].append(timed(commands[who](out), out))
                 print(f"plot_figures: {who} {measured[who][-1]}", file=sys.stderr, flush=True)
-        ours_s = statistics.median(m["seconds"] for m in measured["ours"])
-        hand_s = statistics.median(m["seconds"] for m in measured["by_hand"])
+        ours_s, hand_s = median_of(measured["ours"], "seconds"), median_of(measured["by_hand"], "seconds")
         result = {
             "bench": "plot_figures", "scalars": runs * TAGS * args.steps, "runs": runs, "tags": TAGS,
             "steps": args.steps, "reps": args.reps, "ours_s": round(ours_s, 3), "by_hand_s": round(hand_s, 3),

@@ -15,13 +15,14 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(BENCH)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from envs import BENCH, REPO, env_for, run_json  # noqa: E402  (bench/envs.py)
+from timing import median_of  # noqa: E402
+
 # workload -> (kind, goal speed-up over both peers or None, what it is)
 WORKLOADS = {
     "tbx_scalars_1M": ("scalars", 20.0, "1,000,000 scalars: 100 tags x 10,000 steps, one file, tensorboardX"),
@@ -34,20 +35,6 @@ READERS = ("ours", "ea", "tbparse")
 LABELS = {"ours": "ours", "ea": "EventAccumulator", "tbparse": "tbparse"}
 
 
-def upstream_python() -> str:
-    return os.path.join(REPO, ".venv-upstream", "bin", "python")
-
-
-def env_for(reader: str) -> tuple[str, dict]:
-    env = dict(os.environ)
-    if reader == "ours":
-        env["PYTHONPATH"] = os.path.join(REPO, "python")
-        return sys.executable, env
-    env.pop("PYTHONPATH", None)
-    env["PYTHONNOUSERSITE"] = "1"
-    return upstream_python(), env
-
-
 def make_logdir(workload: str, logdir: str, scale: float) -> None:
     python, env = env_for("ours" if workload.startswith("ours") else "tbparse")
     subprocess.run([python, os.path.join(BENCH, "read_logs.py"), workload, logdir, str(scale)], env=env,
@@ -56,15 +43,7 @@ def make_logdir(workload: str, logdir: str, scale: float) -> None:
 
 def measure(reader: str, kind: str, logdir: str, timeout: float) -> dict:
     python, env = env_for(reader)
-    try:
-        proc = subprocess.run([python, os.path.join(BENCH, "read_worker.py"), reader, kind, logdir], env=env,
-                              capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": f"timed out after {timeout:.0f} s"}
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    if proc.returncode != 0 or not lines:
-        return {"error": " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])}
-    return json.loads(lines[-1])
+    return run_json([python, os.path.join(BENCH, "read_worker.py"), reader, kind, logdir], env, timeout)
 
 
 def main(argv=None) -> int:
@@ -91,8 +70,8 @@ def main(argv=None) -> int:
                     row["readers"][reader] = {"error": runs[-1]["error"]}
                     print(f"  {LABELS[reader]:>16s}: ERROR {runs[-1]['error']}", flush=True)
                     continue
-                row["readers"][reader] = {"seconds": statistics.median(r["seconds"] for r in good),
-                                          "peak_delta_mb": statistics.median(r["peak_delta_mb"] for r in good),
+                row["readers"][reader] = {"seconds": median_of(good, "seconds"),
+                                          "peak_delta_mb": median_of(good, "peak_delta_mb"),
                                           "rows": good[0]["rows"], "n": len(good)}
                 s = row["readers"][reader]
                 print(f"  {LABELS[reader]:>16s}: {s['seconds']:8.2f} s  {s['rows'] / s['seconds'] / 1e3:9.0f}k rows/s"

@@ -8,25 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import sys
 import time
 
-
-def rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def reset_peak() -> None:
-    try:  # Linux >= 4.0: "5" to clear_refs resets the peak RSS (VmHWM) to the current RSS
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        pass
+from memory import PeakRSS  # bench/memory.py (this script's directory is on sys.path)
 
 
 def main() -> int:
@@ -72,14 +57,14 @@ def main() -> int:
     else:
         raise SystemExit(f"unknown reader {reader}")
     pd.DataFrame({"tag": ["warm-up"], "value": [0.0]})  # loads pandas' lazy string backend for every reader alike
-    reset_peak()
-    base = rss_mb()
+    probe = PeakRSS()
+    probe.start()
     t0 = time.perf_counter()
     frame = run()
     elapsed = time.perf_counter() - t0
-    peak = rss_mb()
+    peak = probe.stop()
     print(json.dumps({"reader": reader, "kind": kind, "rows": len(frame), "seconds": elapsed,
-                      "peak_delta_mb": peak - base}))
+                      "peak_delta_mb": peak["rss_delta_mb"]}))
     return 0
 
 

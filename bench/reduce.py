@@ -28,18 +28,18 @@ import contextlib
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(BENCH)
-sys.path.insert(0, BENCH)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import serving  # noqa: E402
-from run import env_for, render_text  # noqa: E402
+from envs import REPO, env_for, python_of, venv_dir  # noqa: E402  (bench/envs.py)
+from logdirs import ScalarRun, our_tensorboard, write_scalar_runs  # noqa: E402
+from run import render_text  # noqa: E402
 from smoothing_reference import plain_smoothing  # noqa: E402
+from timing import summary, timed_process  # noqa: E402
 
 OPS = "mean,std,min,max,median"
 GROUP_OPS = "mean,std"
@@ -66,14 +66,14 @@ def smoothing(result: dict, points: int, reps: int) -> None:
             started = time.perf_counter()
             run()
             times.append(time.perf_counter() - started)
-        timings[name] = _summary(times)
+        timings[name] = summary(times)
     result.update(points=points, weight=0.6, reps=reps, **timings,
                   speedup=round(timings["loop"]["median_s"] / timings["vectorised"]["median_s"], 1))
 TIMEOUT_S = 3600  # per process; guards against a hang only
 
 
 def reducer_cli() -> str:
-    return os.path.join(REPO, ".venv-upstream", "bin", "tb-reducer")
+    return os.path.join(venv_dir("peers"), "bin", "tb-reducer")
 
 
 def reducer_version() -> str | None:
@@ -86,33 +86,21 @@ def reducer_version() -> str | None:
     return (proc.stdout.strip() or None) if proc.returncode == 0 else None
 
 
-def _ours():
-    sys.path.insert(0, os.path.join(REPO, "python"))
-    import tensorboard
-
-    return tensorboard
-
-
 # -- logdirs ------------------------------------------------------------------------------------------
 
 def write_seeds(root: str, seeds: int, tags: int, steps: int) -> list[str]:
     """`seeds` run directories of `tags` float32 scalar tags x `steps` steps, by our SummaryWriter."""
     import numpy as np
 
-    writer_class = _ours().SummaryWriter
     rng = np.random.default_rng(0)
     decay = np.exp(-np.arange(steps) / max(steps / 3, 1))
-    dirs = []
-    for seed in range(seeds):
+
+    def seed_run(seed: int) -> ScalarRun:
         values = (decay[None, :] * (1 + np.arange(tags))[:, None] +
                   0.05 * rng.standard_normal((tags, steps))).astype(np.float32)
-        directory = os.path.join(root, "seed%d" % seed)
-        with writer_class(directory, max_queue=10_000) as writer:
-            for step in range(steps):
-                for tag in range(tags):
-                    writer.add_scalar("tag%d" % tag, float(values[tag, step]), step)
-        dirs.append(directory)
-    return dirs
+        return ScalarRun("seed%d" % seed, ["tag%d" % tag for tag in range(tags)], values.T.tolist())
+
+    return write_scalar_runs(root, (seed_run(seed) for seed in range(seeds)), max_queue=10_000)
 
 
 def sweep_names(runs: int, group_size: int) -> list[str]:
@@ -121,27 +109,18 @@ def sweep_names(runs: int, group_size: int) -> list[str]:
 
 def write_sweep(logdir: str, runs: int, group_size: int) -> list[str]:
     """`runs` runs `cfg{g}_seed{k}` of serving.POINTS scalars of one tag (serving.TAG), by our SummaryWriter."""
-    writer_class = _ours().SummaryWriter
     names = sweep_names(runs, group_size)
-    for index, name in enumerate(names):
-        with writer_class(os.path.join(logdir, name), max_queue=serving.POINTS + 10) as writer:
-            for step in range(serving.POINTS):
-                writer.add_scalar(serving.TAG, 1.0 / (step + 1) + 0.01 * ((index * 7919 + step) % 101), step)
+    write_scalar_runs(logdir, (ScalarRun(name, [serving.TAG], ([1.0 / (step + 1) + 0.01 * ((index * 7919 + step) % 101)]
+                                                                for step in range(serving.POINTS)))
+                               for index, name in enumerate(names)), max_queue=serving.POINTS + 10)
     return names
 
 
 # -- processes ----------------------------------------------------------------------------------------
 
 def timed(cmd: list[str], env: dict, name: str) -> float:
-    """Wall seconds of one fresh process running `cmd`; raises with its output's tail when it fails."""
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, timeout=TIMEOUT_S,
-                          stdin=subprocess.DEVNULL)
-    seconds = time.perf_counter() - start
-    if proc.returncode != 0:
-        tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
-        raise RuntimeError("%s exited %d: %s" % (name, proc.returncode, tail))
-    return seconds
+    """Wall seconds of one fresh process running `cmd` in the repository."""
+    return timed_process(cmd, env, name, TIMEOUT_S, cwd=REPO)
 
 
 def ours_cmd(*args: str) -> tuple[list[str], dict]:
@@ -153,13 +132,6 @@ def reducer_cmd(*args: str) -> tuple[list[str], dict]:
     _, env = env_for("tbx")  # .venv-upstream's environment: PYTHONPATH removed, no user site
     return [reducer_cli(), *args], env
 
-
-def _summary(times: list[float]) -> dict:
-    return {"median_s": round(statistics.median(times), 3), "min_s": round(min(times), 3),
-            "max_s": round(max(times), 3), "runs_s": [round(t, 3) for t in times]}
-
-
-# -- 1. seeds: ours vs tensorboard-reducer ---------------------------------------------------------------
 
 def steps_per_tag(run: dict) -> dict[str, int]:
     return {tag: len(points) for tag, points in sorted(run.items())}
@@ -205,7 +177,7 @@ def seeds_vs_reducer(result: dict, tmp: str, seeds: int, tags: int, steps: int, 
             print("seeds: rep %d %-7s %.2f s" % (rep + 1, who, times[who][-1]), file=sys.stderr, flush=True)
             if rep < reps - 1:
                 shutil.rmtree(out, ignore_errors=True)
-    result["ours"], result["reducer"] = _summary(times["ours"]), _summary(times["reducer"])
+    result["ours"], result["reducer"] = summary(times["ours"]), summary(times["reducer"])
     result["speedup"] = round(result["reducer"]["median_s"] / result["ours"]["median_s"], 2)
     result.update(compare_means(outs["ours"], outs["reducer"]))
 
@@ -235,7 +207,7 @@ def launched_with(*flags: str):
 
 def group_run_names(names: list[str]) -> list[str]:
     """The runs --group_runs serves beside `names`: one per group of two or more, as the server names them."""
-    _ours()
+    our_tensorboard()
     from tensorboard.serving.seed_groups import group_run_name
     from tensorboard.stats import group_runs
 
@@ -265,7 +237,7 @@ def sweep_grouped(result: dict, tmp: str, runs: int, group_size: int, reps: int,
         shutil.rmtree(out, ignore_errors=True)
         print("sweep: rep %d reduce --group_by %.2f s (%d group directories)" % (rep + 1, times[-1], len(written)),
               file=sys.stderr, flush=True)
-    result["reduce"] = _summary(times)
+    result["reduce"] = summary(times)
     result["reduce"]["group_dirs"] = len(written)
 
     # (b) plain, then grouped: every run listed and the last one's scalars served; grouped, the last is
@@ -333,7 +305,7 @@ def main(argv=None) -> int:
     parser.add_argument("--parts", nargs="+", choices=("seeds", "sweep", "smoothing"),
                         default=["seeds", "sweep", "smoothing"])
     parser.add_argument("--smooth-points", type=int, default=SMOOTH_POINTS, help="points of the smoothing series")
-    parser.add_argument("--python", default=os.path.join(REPO, ".venv", "bin", "python"),
+    parser.add_argument("--python", default=python_of("ours"),
                         help="interpreter of the environment with the wheel's renderer, for the server")
     args = parser.parse_args(argv)
     result: dict = {"targets": {"speedup_vs_reducer": SPEED_TARGET, "smoothing_vs_loop": SMOOTH_TARGET}}

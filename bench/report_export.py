@@ -17,31 +17,33 @@ import argparse
 import json
 import os
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(BENCH)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from envs import ours_env, peer_env, python_of, run_json  # noqa: E402  (bench/envs.py)
+from logdirs import ScalarRun, write_scalar_runs  # noqa: E402
+from timing import median_of  # noqa: E402
+
 RUNS, TAGS, STEPS = 100, 12, 1000
 
-WRITE = """
-import os, sys
-import numpy as np
-import tensorboard
-logdir, runs, tags, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-rng = np.random.default_rng(0)
-for r in range(runs):
-    noise = rng.normal(0.0, 0.02, size=(steps, tags))
-    with tensorboard.SummaryWriter(os.path.join(logdir, f"lr_{r:03d}")) as writer:
-        for step in range(steps):
-            for t in range(tags):
-                writer.add_scalar(f"group{t % 3}/metric{t:02d}",
-                                  1.0 / (1.0 + step * (r + 1) / 500) + t + noise[step, t], step)
-        writer.add_hparams({"lr": (r + 1) / 500, "seed": r % 5}, {})
-"""
+
+def write_logdir(logdir: str, runs: int, tags: int, steps: int) -> None:
+    """`runs` runs `lr_NNN` of `tags` tags in 3 groups (a decaying curve per run, offset per tag, with noise)
+    and each run's hyperparameters."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    names = [f"group{t % 3}/metric{t:02d}" for t in range(tags)]
+
+    def run(r: int) -> ScalarRun:
+        noise = rng.normal(0.0, 0.02, size=(steps, tags))
+        values = (1.0 / (1.0 + np.arange(steps) * (r + 1) / 500))[:, None] + np.arange(tags) + noise
+        return ScalarRun(f"lr_{r:03d}", names, values.tolist(), hparams={"lr": (r + 1) / 500, "seed": r % 5})
+
+    write_scalar_runs(logdir, (run(r) for r in range(runs)))
+
 
 OURS = """
 import sys, time, json
@@ -79,26 +81,12 @@ print(json.dumps({"seconds": screen / 1000, "draw_all_seconds": every / 1000, "c
 """
 
 
-def upstream_python() -> str:
-    return os.path.join(REPO, ".venv-upstream", "bin", "python")
-
-
-def ours_env() -> dict:
-    return {**os.environ, "PYTHONPATH": os.path.join(REPO, "python")}
-
-
-def upstream_env() -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PYTHONNOUSERSITE"] = "1"
-    return env
-
-
-def run_json(python: str, code: str, args: list, env: dict, timeout: float = 3600) -> dict:
-    proc = subprocess.run([python, "-c", code, *map(str, args)], env=env, capture_output=True, text=True,
-                          timeout=timeout)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{python} failed:\n{proc.stderr[-2000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+def run_code(python: str, code: str, args: list, env: dict, timeout: float = 3600) -> dict:
+    """Runs the snippet `code` with `args` in a fresh process: the JSON line it printed last; raises if it failed."""
+    result = run_json([python, "-c", code, *map(str, args)], env, timeout)
+    if "error" in result:
+        raise RuntimeError(f"{python} failed:\n{result['error']}")
+    return result
 
 
 def main(argv=None) -> int:
@@ -112,7 +100,7 @@ def main(argv=None) -> int:
     try:
         logdir, page = os.path.join(tmp, "logs"), os.path.join(tmp, "report.html")
         t0 = time.perf_counter()
-        run_json(sys.executable, WRITE + "\nprint('{}')", [logdir, runs, TAGS, STEPS], ours_env())
+        write_logdir(logdir, runs, TAGS, STEPS)
         print(f"report_export: wrote {runs * TAGS * STEPS:,} scalars in {runs} runs ({time.perf_counter() - t0:.0f} s)",
               file=sys.stderr, flush=True)
         ours, peer = [], []
@@ -121,20 +109,19 @@ def main(argv=None) -> int:
                 if who == "ours":
                     if os.path.exists(page):
                         os.unlink(page)
-                    ours.append(run_json(sys.executable, OURS, [logdir, page, args.max_points], ours_env()))
+                    ours.append(run_code(sys.executable, OURS, [logdir, page, args.max_points], ours_env()))
                 else:
-                    peer.append(run_json(upstream_python(), TBPARSE, [logdir], upstream_env()))
+                    peer.append(run_code(python_of("peers"), TBPARSE, [logdir], peer_env()))
                 print(f"report_export: {who} {(ours if who == 'ours' else peer)[-1]}", file=sys.stderr, flush=True)
         opened = None
         try:
             import playwright  # noqa: F401
 
-            opened = [run_json(sys.executable, OPEN, [page], os.environ) for _ in range(args.reps)]
+            opened = [run_code(sys.executable, OPEN, [page], dict(os.environ)) for _ in range(args.reps)]
         except ImportError:
             print("report_export: playwright is not installed: the page's opening time is not measured",
                   file=sys.stderr)
-        export_s = statistics.median(r["seconds"] for r in ours)
-        tbparse_s = statistics.median(r["seconds"] for r in peer)
+        export_s, tbparse_s = median_of(ours, "seconds"), median_of(peer, "seconds")
         result = {
             "bench": "report_export", "scalars": runs * TAGS * STEPS, "runs": runs, "tags": TAGS, "steps": STEPS,
             "max_points": args.max_points, "reps": args.reps,
@@ -142,9 +129,8 @@ def main(argv=None) -> int:
             "ratio": round(tbparse_s / export_s, 2), "page_bytes": ours[-1]["bytes"],
             "page_mb": round(ours[-1]["bytes"] / 1e6, 2), "charts": ours[-1]["charts"],
             "tbparse_rows": peer[-1]["rows"],
-            "open_s": None if opened is None else round(statistics.median(o["seconds"] for o in opened), 3),
-            "draw_all_s": (None if opened is None
-                           else round(statistics.median(o["draw_all_seconds"] for o in opened), 3)),
+            "open_s": None if opened is None else round(median_of(opened, "seconds"), 3),
+            "draw_all_s": None if opened is None else round(median_of(opened, "draw_all_seconds"), 3),
             "goal": "export_s < tbparse_read_s", "target_met": export_s < tbparse_s,
         }
         print(f"report_export: export {export_s:.2f} s, tbparse read {tbparse_s:.2f} s ({result['ratio']}x), "

@@ -22,15 +22,14 @@ import json
 import os
 import platform
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(BENCH)
-sys.path.insert(0, BENCH)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from envs import BENCH, REPO, SOURCE, env_for, last_json, run_json  # noqa: E402
+from timing import median_of  # noqa: E402
 from workloads import SCALAR_WORKLOADS, WORKLOADS  # noqa: E402
 
 LIBS = ("ours", "tbx", "torch")
@@ -45,21 +44,6 @@ LABELS = {"ours": "ours", "tbx": "tensorboardX 2.6.5", "torch": "torch.utils.ten
 TARGETS = {"scalars_1tag": (20.0, 3.0), "scalars_100tags": (20.0, 3.0), "histograms": (3.0, None),
            "images": (3.0, None), "embedding": (3.0, None)}
 RSS_SLACK_MB = 1.0  # page/arena granularity: RSS deltas within 1 MB of each other count as equal
-
-
-def upstream_python() -> str:
-    return os.path.join(REPO, ".venv-upstream", "bin", "python")
-
-
-def env_for(lib: str) -> tuple[str, dict]:
-    env = dict(os.environ)
-    if lib in ("tbx", "torch"):
-        env.pop("PYTHONPATH", None)  # our python/ dir would shadow upstream's `tensorboard`
-        env["PYTHONNOUSERSITE"] = "1"
-        return upstream_python(), env
-    ours = os.path.join(REPO, "python")
-    env["PYTHONPATH"] = os.pathsep.join([ours] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    return sys.executable, env
 
 
 def preflight(libs) -> tuple[list, dict]:
@@ -88,7 +72,7 @@ def preflight(libs) -> tuple[list, dict]:
             print(f"!! {lib}: not importable with {python}; skipped\n   {proc.stderr.strip().splitlines()[-1:]}")
             continue
         info[lib] = proc.stdout.strip()
-        if lib in ("ours", TORCH_OURS) and os.path.join(REPO, "python") not in proc.stdout:
+        if lib in ("ours", TORCH_OURS) and SOURCE not in proc.stdout:
             print(f"!! ours: imported {proc.stdout.strip()}, not the source tree under {REPO}/python")
         if lib == "tbx" and not proc.stdout.startswith("2.6.5"):
             print(f"!! tensorboardX is {proc.stdout.split()[0]}, the spec says 2.6.5")
@@ -103,16 +87,10 @@ def run_one(lib: str, workload: str, crc: str, check: bool, tmp_root: str, timeo
     if not check:
         cmd.append("--no-check")
     try:
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"lib": lib, "workload": workload, "error": f"timed out after {timeout:.0f} s"}
+        result = run_json(cmd, env, timeout)
     finally:
         shutil.rmtree(logdir, ignore_errors=True)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    if proc.returncode != 0 or not lines:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-        return {"lib": lib, "workload": workload, "error": " | ".join(tail) or f"exit {proc.returncode}"}
-    return json.loads(lines[-1])
+    return {"lib": lib, "workload": workload, **result} if "error" in result else result
 
 
 def extras_plan(reps: int) -> list[tuple[str, list[str], float]]:
@@ -139,12 +117,9 @@ def run_extra(name: str, args: list[str], timeout: float) -> dict | None:
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout:.0f} s", "args": args}
     result: dict = {"wall_s": time.perf_counter() - t0, "args": args}
-    for line in reversed(proc.stdout.splitlines()):
-        try:
-            result.update(json.loads(line))
-            break
-        except ValueError:
-            continue
+    printed = last_json(proc.stdout)
+    if printed is not None:
+        result.update(printed)
     else:
         result["error"] = (proc.stderr or proc.stdout).strip().splitlines()[-3:] or f"exit {proc.returncode}"
     if proc.returncode != 0:  # after its result a script exits 1 for a missed goal (target_met says which)
@@ -166,11 +141,11 @@ def summarise(runs: list[dict]) -> dict:
         for lib, rs in by_lib.items():
             e2e = [r["e2e_s"] for r in rs]
             summary.setdefault(workload, {})[lib] = {
-                "n": len(rs), "e2e_median_s": statistics.median(e2e), "e2e_min_s": min(e2e), "e2e_max_s": max(e2e),
-                "us_per_call_median": statistics.median(r["us_per_call"] for r in rs),
+                "n": len(rs), "e2e_median_s": median_of(rs, "e2e_s"), "e2e_min_s": min(e2e), "e2e_max_s": max(e2e),
+                "us_per_call_median": median_of(rs, "us_per_call"),
                 "us_per_call_min": min(r["us_per_call"] for r in rs),
-                "close_median_s": statistics.median(r["close_s"] for r in rs),
-                "rss_delta_median_mb": statistics.median(r["rss_delta_mb"] for r in rs),
+                "close_median_s": median_of(rs, "close_s"),
+                "rss_delta_median_mb": median_of(rs, "rss_delta_mb"),
                 "rss_delta_max_mb": max(r["rss_delta_mb"] for r in rs),
                 "crc32c": rs[0].get("crc32c"),
                 "problems": sorted({p for r in rs for p in r.get("problems", [])}),

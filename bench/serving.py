@@ -30,8 +30,6 @@ import argparse
 import json
 import os
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,8 +38,14 @@ import time
 import urllib.parse
 import urllib.request
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LAUNCHER = os.path.join(REPO, "tests", "serving", "run_launcher.py")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from envs import SOURCE, TESTS, python_of, server_env, use_tests_harness  # noqa: E402  (bench/envs.py)
+from logdirs import ScalarRun, write_scalar_runs  # noqa: E402
+
+use_tests_harness()
+from waiting import free_port, stop_group  # noqa: E402  (tests/waiting.py: the tests' harness)
+
+LAUNCHER = os.path.join(TESTS, "serving", "run_launcher.py")
 POINTS = 1000
 TAG = "loss"
 SPEED_TARGET = 20.0  # ours vs the Python loader
@@ -54,19 +58,8 @@ DEADLINE_S = 3600  # guards against a hang only
 
 def write_logdir(path: str, runs: int) -> None:
     """`runs` runs of POINTS scalars each, by our logger (source tree)."""
-    sys.path.insert(0, os.path.join(REPO, "python"))
-    from tensorboard import SummaryWriter
-
-    for r in range(runs):
-        with SummaryWriter(os.path.join(path, "run_%05d" % r), max_queue=POINTS + 10) as writer:
-            for step in range(POINTS):
-                writer.add_scalar(TAG, 1.0 / (step + 1 + r), step)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    write_scalar_runs(path, (ScalarRun("run_%05d" % r, [TAG], ([1.0 / (step + 1 + r)] for step in range(POINTS)))
+                             for r in range(runs)), max_queue=POINTS + 10)
 
 
 def _get(url: str):
@@ -137,7 +130,7 @@ def serve(path: str, logdir: str, runs: list[str], python: str, workdir: str) ->
     """Start a server on `path`, time the complete load and a reload, and stop it."""
     port = free_port()
     url = "http://127.0.0.1:%d" % port
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env = server_env()
     log = open(os.path.join(workdir, "%s.log" % path), "wb")
     start = time.perf_counter()
     proc = subprocess.Popen([python, LAUNCHER, "--logdir", logdir, "--port", str(port), "--reload_interval", "1",
@@ -175,24 +168,9 @@ def serve(path: str, logdir: str, runs: list[str], python: str, workdir: str) ->
         first = _scalars(url, runs[len(runs) // 2])
         result["complete"] = first is not None and len(first) == POINTS
     finally:
-        stop_server(proc)
+        stop_group(proc)
         log.close()
     return result
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    """SIGTERM to the server's process group, SIGKILL after 30 s, and SIGKILL to a leftover data server."""
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 _APPENDED = {}
@@ -200,7 +178,7 @@ _APPENDED = {}
 
 def _append_points(logdir: str, run: str, first_step: int) -> None:
     """POINTS more scalar events at the end of the run's event file (as a live writer appends them)."""
-    sys.path.insert(0, os.path.join(REPO, "python"))
+    sys.path.insert(0, SOURCE)
     from tensorboard.events.record import frame
     from tensorboard.src import event_pb2
 
@@ -233,7 +211,7 @@ def _reload(url: str, logdir: str, run: str, proc) -> float:
 
 def in_process(logdir: str, runs: list[str]) -> dict:
     """Our reader's full read of the logdir vs a reload after POINTS new points in one run."""
-    sys.path.insert(0, os.path.join(REPO, "python"))
+    sys.path.insert(0, SOURCE)
     from tensorboard.serving.ingester import size_guidance
     from tensorboard.serving.served_logdir import Logdir
 
@@ -295,7 +273,7 @@ def main(argv=None) -> int:
                         choices=["native", "multiplexer", "standalone"])
     parser.add_argument("--with-multiplexer", action="store_true",
                         help="also time upstream's Python loader above 1,000 runs (many minutes)")
-    parser.add_argument("--python", default=os.path.join(REPO, ".venv", "bin", "python"),
+    parser.add_argument("--python", default=python_of("ours"),
                         help="interpreter of the environment with the wheel's renderer (and the native binary)")
     args = parser.parse_args(argv)
     sizes = {}

@@ -20,23 +20,14 @@ import time
 import warnings
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from envs import SOURCE, peer_env, python_of  # noqa: E402  (bench/envs.py)
+from memory import rss_bytes  # noqa: E402
 
+sys.path.insert(0, SOURCE)
 import tensorboard  # noqa: E402
 from tensorboard import reader  # noqa: E402
 from tensorboard.events import record, scan  # noqa: E402
-
-
-def rss_bytes() -> int:
-    """Resident set size of this process, from /proc (Linux) or psutil."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:
-        import psutil
-
-        return psutil.Process().memory_info().rss
 
 
 class RssSampler(threading.Thread):
@@ -62,8 +53,8 @@ def count_records(path: str) -> int:
 
 def upstream_sample(path: str, megabytes: int) -> int | None:
     """Events upstream TensorBoard reads from the first `megabytes` MB of `path` (cut at a record boundary)."""
-    venv = REPO / ".venv-upstream" / "bin" / "python"
-    if not venv.exists():
+    python = python_of("peers")
+    if not os.path.exists(python):
         return None
     with tempfile.TemporaryDirectory() as tmp:
         limit = megabytes << 20
@@ -78,8 +69,8 @@ def upstream_sample(path: str, megabytes: int) -> int | None:
             dst.write(src.read(size))
         code = ("import sys; from tensorboard.backend.event_processing import event_file_loader as l; "
                 "print(sum(1 for _ in l.RawEventFileLoader(sys.argv[1]).Load()))")
-        out = subprocess.run([str(venv), "-c", code, os.path.join(tmp, os.path.basename(path))], capture_output=True,
-                             text=True, timeout=3600, env={**os.environ, "PYTHONPATH": ""})
+        out = subprocess.run([python, "-c", code, os.path.join(tmp, os.path.basename(path))], capture_output=True,
+                             text=True, timeout=3600, env=peer_env())
         return int(out.stdout) if out.returncode == 0 else None
 
 

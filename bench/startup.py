@@ -20,8 +20,6 @@ import argparse
 import glob
 import json
 import os
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,7 +27,13 @@ import tempfile
 import time
 import urllib.request
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from envs import REPO, server_env, use_tests_harness, venv_dir  # noqa: E402  (bench/envs.py)
+from logdirs import ScalarRun, write_scalar_runs  # noqa: E402
+
+use_tests_harness()
+from waiting import free_port, stop_group  # noqa: E402  (tests/waiting.py: the tests' harness)
+
 TARGET_RATIO = 1.1
 IMPORT_TARGET_RATIO = 1.0
 DEADLINE_S = 180.0  # guards against a hang only
@@ -48,16 +52,10 @@ print(json.dumps({"bytes": total, "files": count, "version": dist.version}))
 """
 
 
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def clean_env() -> dict:
     """No virtualenv activation and no PYTHONPATH: the launcher must stand on its own."""
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
+    env = server_env()
+    env.pop("PYTHONHOME", None)
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if ".venv" not in p)
     return env
 
@@ -89,20 +87,7 @@ def time_startup(launcher: str, logdir: str, workdir: str) -> float:
             time.sleep(0.01)
         return time.perf_counter() - t0
     finally:
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(proc.pid, sig)
-            except ProcessLookupError:
-                break
-            try:
-                proc.wait(timeout=20)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # leftovers such as the Rust data server
-        except ProcessLookupError:
-            pass
+        stop_group(proc)
 
 
 def time_import(python: str, workdir: str) -> float:
@@ -121,20 +106,15 @@ def footprint(python: str, dist: str) -> dict:
 
 def write_logdir(path: str) -> None:
     """A small run (100 scalars) written with our logger from the source tree."""
-    sys.path.insert(0, os.path.join(REPO, "python"))
-    import tensorboard
-
-    with tensorboard.SummaryWriter(os.path.join(path, "run")) as writer:
-        for step in range(100):
-            writer.add_scalar("loss", 1.0 / (step + 1), step)
+    write_scalar_runs(path, [ScalarRun("run", ["loss"], ([1.0 / (step + 1)] for step in range(100)))])
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=9, help="timed starts per launcher (after one untimed start)")
     parser.add_argument("--import-reps", type=int, default=21, help="fresh interpreters per `import tensorboard`")
-    parser.add_argument("--ours", default=os.path.join(REPO, ".venv"), help="environment with our wheel")
-    parser.add_argument("--upstream", default=os.path.join(REPO, ".venv-upstream"),
+    parser.add_argument("--ours", default=venv_dir("ours"), help="environment with our wheel")
+    parser.add_argument("--upstream", default=venv_dir("peers"),
                         help="environment with upstream tensorboard==2.21.0")
     args = parser.parse_args(argv)
 

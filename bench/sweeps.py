@@ -4,7 +4,7 @@ paths (s3fs, forced with TB_OBJECT_STORE=fsspec, and obstore), a filtered read o
 export's peak RSS against the whole-frame export's, and to_dask on a 2-worker LocalCluster.
 
 S3 is moto's S3 WSGI app served by waitress (threaded, connections kept alive as S3 keeps them) on
-127.0.0.1 in a child process, behind a middleware that
+127.0.0.1 in a child process (tests/reader/slow_s3.py, the tests' S3 server), behind a middleware that
 sleeps --delay seconds (default 30 ms, S3's usual time to first byte) per request and counts
 requests. Every measurement runs in a fresh process. Prints one JSON line (the last line).
 
@@ -23,92 +23,21 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(BENCH)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from envs import BENCH, REPO, SOURCE, ours_env, run_json, use_tests_harness  # noqa: E402  (bench/envs.py)
+from logdirs import ScalarRun, write_scalar_runs  # noqa: E402
+from timing import middle_run  # noqa: E402
+
+use_tests_harness()
+from reader.slow_s3 import SlowS3Process  # noqa: E402  (tests/reader/slow_s3.py: the tests' S3 server)
+
 BUCKET = "sweeps"
 TARGET_SPEEDUP = 10.0  # concurrent over one-at-a-time, from 1,000 runs
 TARGET_RSS_RATIO = 0.25  # partitioned export's peak RSS growth over the whole-frame export's, from 10,000 runs
 TARGET_OBSTORE_S = {1000: 2.0, 10000: 15.0}  # the concurrent read on the obstore path, seconds at most
 PATHS = ("fsspec", "obstore")  # TB_OBJECT_STORE for the concurrent read: s3fs, obstore
-
-
-# -- the slow S3 server (child process) -------------------------------------------------------------
-
-class _Meter:
-    """WSGI middleware: sleeps `delay` per request and counts requests; `/__bench__/*` sets and reads both."""
-
-    def __init__(self, app):
-        self.app, self.delay, self.count = app, 0.0, 0
-        self.lock = threading.Lock()
-
-    def __call__(self, environ, start_response):
-        path = environ.get("PATH_INFO", "")
-        if path.startswith("/__bench__/"):
-            if path == "/__bench__/delay":
-                self.delay = float(environ.get("QUERY_STRING") or 0)
-            with self.lock:
-                answer = {"requests": self.count, "delay": self.delay}
-                if path == "/__bench__/reset":
-                    self.count = 0
-            start_response("200 OK", [("Content-Type", "application/json")])
-            return [json.dumps(answer).encode()]
-        with self.lock:
-            self.count += 1
-        if self.delay:
-            time.sleep(self.delay)
-        return self.app(environ, start_response)
-
-
-def serve() -> None:
-    """Runs the server on a free port of 127.0.0.1; prints the port; stops when stdin closes.
-
-    waitress keeps HTTP/1.1 connections alive between requests, as S3 does; werkzeug's server (moto's
-    own) closes every connection, which would make each request pay a new TCP connection on both
-    sides. Its threads outnumber the most requests a measurement has in flight (2 Dask workers x 64).
-    The app is moto's S3 app itself: moto's server puts a dispatcher in front that works out the service
-    of every request (for one bucket, more CPU than S3's own handling), which S3 does not spend on this
-    machine's cores.
-    """
-    import logging
-
-    from moto.server import create_backend_app
-    from waitress.server import create_server
-
-    logging.getLogger("waitress").setLevel(logging.ERROR)
-    server = create_server(_Meter(create_backend_app("s3")), host="127.0.0.1", port=0,
-                           threads=256, connection_limit=2000)
-    threading.Thread(target=server.run, daemon=True).start()
-    print(server.effective_port, flush=True)
-    sys.stdin.read()
-    server.close()
-
-
-class SlowS3:
-    def __init__(self):
-        self.process = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, text=True)
-        self.endpoint = f"http://127.0.0.1:{int(self.process.stdout.readline())}"
-
-    def control(self, what: str, value: str = "") -> dict:
-        import urllib.request
-
-        with urllib.request.urlopen(f"{self.endpoint}/__bench__/{what}?{value}", timeout=30) as answer:
-            return json.loads(answer.read())
-
-    def options(self) -> dict:
-        return {"key": "testing", "secret": "testing",
-                "client_kwargs": {"endpoint_url": self.endpoint, "region_name": "us-east-1"}}
-
-    def close(self) -> None:
-        self.process.stdin.close()
-        try:
-            self.process.wait(30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
 
 
 # -- measurements (each in a fresh process) ---------------------------------------------------------
@@ -119,7 +48,7 @@ def worker(mode: str, spec: dict) -> dict:
     import pandas  # noqa: F401
     import pyarrow.parquet  # noqa: F401
     import s3fs  # noqa: F401
-    from workloads import PeakRSS
+    from memory import PeakRSS
 
     try:
         import obstore  # noqa: F401
@@ -178,14 +107,10 @@ def _warm() -> None:
 
 
 def measure(mode: str, spec: dict, tree: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": tree}
+    env = ours_env(tree=tree)
     if spec.get("path"):
         env["TB_OBJECT_STORE"] = spec["path"]
-    result = subprocess.run([sys.executable, __file__, "--worker", mode, json.dumps(spec)], capture_output=True,
-                            text=True, env=env, timeout=7200)
-    if result.returncode != 0:
-        return {"error": result.stderr[-2000:]}
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return run_json([sys.executable, __file__, "--worker", mode, json.dumps(spec)], env, 7200)
 
 
 # -- the driver -------------------------------------------------------------------------------------
@@ -193,13 +118,9 @@ def measure(mode: str, spec: dict, tree: str) -> dict:
 def write_logdir(root: str, runs: int, scalars: int) -> None:
     import numpy as np
 
-    import tensorboard
-
     values = np.random.default_rng(0).random(scalars).tolist()
-    for i in range(runs):
-        with tensorboard.SummaryWriter(os.path.join(root, f"run{i:05d}"), max_queue=scalars + 1) as writer:
-            for step, value in enumerate(values):
-                writer.add_scalar("loss", value, step)
+    write_scalar_runs(root, (ScalarRun(f"run{i:05d}", ["loss"], ([value] for value in values)) for i in range(runs)),
+                      max_queue=scalars + 1)
 
 
 BASELINE_REF = "6214baa"  # release 2.21.0+standalone.1, whose reader fetches one object at a time
@@ -222,11 +143,10 @@ def head_tree(workdir: str, ref: str = BASELINE_REF) -> str | None:
 
 def measure_size(runs: int, args, ours: str) -> dict:
     """Every measurement for a logdir of `runs` runs, on a fresh server."""
-    import boto3
     import s3fs
 
     workdir = tempfile.mkdtemp(prefix="bench-sweeps-")
-    server = SlowS3()
+    server = SlowS3Process()
     import importlib.util
 
     default = "obstore" if importlib.util.find_spec("obstore") and os.environ.get("TB_OBJECT_STORE") != "fsspec" \
@@ -237,12 +157,11 @@ def measure_size(runs: int, args, ours: str) -> dict:
         t = time.perf_counter()
         write_logdir(logdir, runs, args.scalars)
         result["write_s"] = time.perf_counter() - t
-        fs = s3fs.S3FileSystem(**server.options())
-        boto3.client("s3", endpoint_url=server.endpoint, aws_access_key_id="testing", aws_secret_access_key="testing",
-                     region_name="us-east-1").create_bucket(Bucket=BUCKET)
+        fs = s3fs.S3FileSystem(**server.storage_options(fresh=False))
+        server.create_bucket(BUCKET)
         fs.put(logdir + "/", f"{BUCKET}/logs/", recursive=True)
         server.control("delay", str(args.delay))
-        spec = {"url": f"s3://{BUCKET}/logs", "options": server.options(), "logdir": logdir}
+        spec = {"url": f"s3://{BUCKET}/logs", "options": server.storage_options(fresh=False), "logdir": logdir}
 
         def timed(mode: str, tree: str, **extra) -> dict:
             server.control("reset")
@@ -257,8 +176,7 @@ def measure_size(runs: int, args, ours: str) -> dict:
             for path in PATHS:
                 reads[path].append(timed("read", ours, path=path))
         for path, label in zip(PATHS, ("new", "obstore")):
-            ordered = sorted(reads[path], key=lambda r: r.get("seconds") or float("inf"))
-            median = ordered[len(ordered) // 2]  # the median of fresh processes: CPU-bound, it varies
+            median = middle_run(reads[path])  # the median of fresh processes: CPU-bound, it varies
             result.update({f"read_{label}_s": median.get("seconds"), f"read_{label}_requests": median["requests"],
                            f"read_{label}_rss_mb": median.get("rss_delta_mb"),
                            f"read_{label}_all_s": [r.get("seconds") for r in reads[path]]})
@@ -326,17 +244,13 @@ def main() -> int:
                         help="measure the one-at-a-time read only up to this many runs (else estimate it)")
     parser.add_argument("--reps", type=int, default=3, help="fresh-process reads of the concurrent reader (median)")
     parser.add_argument("--no-dask", action="store_true")
-    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.serve:
-        serve()
-        return 0
     if args.worker:
         print(json.dumps(worker(args.worker[0], json.loads(args.worker[1]))), flush=True)
         return 0
 
-    ours = os.path.join(REPO, "python")
+    ours = SOURCE
     sys.path.insert(0, ours)
     sizes = {str(runs): measure_size(runs, args, ours) for runs in args.runs}
     result = {"benchmark": "sweeps", "scalars_per_run": args.scalars, "delay_ms": args.delay * 1000, "reps": args.reps,

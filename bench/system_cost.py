@@ -22,7 +22,9 @@ import sys
 import tempfile
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from envs import SOURCE, ours_env  # noqa: E402  (bench/envs.py)
+
 SAMPLES = 100
 CALLS = 200_000
 CPU_SHARE_TARGET = 1.0  # percent of one core at a 1 s interval, at most
@@ -43,13 +45,9 @@ print(start - opened, time.perf_counter() - start)
 """
 
 
-def child_env() -> dict:
-    return {**os.environ, "PYTHONPATH": os.path.join(REPO, "python")}
-
-
 def monitor_cpu_share() -> dict:
     """The sampling thread's CPU per sample, and its share of one core at one sample a second."""
-    sys.path.insert(0, os.path.join(REPO, "python"))
+    sys.path.insert(0, SOURCE)
     import tensorboard
 
     with tempfile.TemporaryDirectory(prefix="tb-system-cost-") as logdir:
@@ -69,7 +67,7 @@ def loop_seconds(interval: float, workdir: str, rep: int) -> tuple[float, float]
     in a fresh process."""
     logdir = os.path.join(workdir, f"run-{interval}-{rep}")
     done = subprocess.run([sys.executable, "-c", LOOP.format(calls=CALLS), logdir, str(interval)],
-                          env=child_env(), capture_output=True, text=True, timeout=600, check=True)
+                          env=ours_env(), capture_output=True, text=True, timeout=600, check=True)
     opening, looping = done.stdout.split()[-2:]
     return float(opening), float(looping)
 

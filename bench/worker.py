@@ -79,6 +79,7 @@ def main(argv=None) -> int:
     make_writer, info = load(args.lib)
     import numpy as np
     import workloads
+    from memory import PeakRSS
 
     info["import_s"] = time.perf_counter() - t_import
     info["numpy"] = np.__version__
@@ -87,7 +88,7 @@ def main(argv=None) -> int:
         if args.workload not in workloads.SCALAR_WORKLOADS:
             raise SystemExit("the reference rows exist for the scalar workloads only")
         prepared = workloads.prepare_reference(args.lib[4:], args.workload, data)
-    probe = workloads.PeakRSS()
+    probe = PeakRSS()
     probe.start()
     if args.lib.startswith("ref-"):
         result = workloads.run_reference(prepared, args.logdir)

@@ -1,4 +1,4 @@
-"""The benchmark's workloads, data, memory probe and event-file checker.
+"""The benchmark's workloads, data and event-file checker (the memory probe is bench/memory.py).
 
 Imported by bench/worker.py in every library's interpreter (ours, and the upstream venv
 with tensorboardX and torch), so it depends on nothing but numpy and the stdlib.
@@ -9,7 +9,6 @@ time spent inside the `add_*` calls ("caller time").
 """
 from __future__ import annotations
 
-import gc
 import os
 import struct
 import time
@@ -215,48 +214,6 @@ def run_reference(prepared: dict, logdir: str) -> dict:
         raise ValueError(kind)
     return {"e2e_s": t_end - t0, "create_s": 0.0, "caller_s": loop, "close_s": 0.0, "calls": calls,
             "us_per_call": loop / calls * 1e6}
-
-
-# -- memory ----------------------------------------------------------------------------------------
-
-def _status_kb(field: str) -> int | None:
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
-
-
-class PeakRSS:
-    """Peak RSS growth over a baseline: Linux's VmHWM, reset at the baseline through /proc/self/clear_refs.
-
-    Falls back to ru_maxrss (a lifetime peak: only valid if nothing before the baseline went higher).
-    """
-
-    def start(self) -> None:
-        import resource
-
-        gc.collect()
-        self.method = "VmHWM reset"
-        try:
-            with open("/proc/self/clear_refs", "w") as f:
-                f.write("5")
-        except OSError:
-            self.method = "ru_maxrss"
-        self.baseline_kb = _status_kb("VmRSS") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        self.maxrss_before_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
-    def stop(self) -> dict:
-        import resource
-
-        maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        peak = _status_kb("VmHWM") if self.method == "VmHWM reset" else maxrss
-        return {"rss_method": self.method, "rss_baseline_mb": self.baseline_kb / 1024, "rss_peak_mb": peak / 1024,
-                "rss_delta_mb": max(0, peak - self.baseline_kb) / 1024,
-                "ru_maxrss_delta_mb": max(0, maxrss - self.maxrss_before_kb) / 1024}
 
 
 # -- checking what was written (a fast reader: framing + top-level protobuf fields only) ----------

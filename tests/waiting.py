@@ -1,10 +1,12 @@
 """The tests' harness for waiting, ports and child interpreters: one polling loop (`poll`, and `eventually` on
-it), one free port, a Python snippet run against the source tree, and loading a module from a file path.
+it), one free port, a Python snippet run against the source tree, loading a module from a file path, and
+stopping a server's process group (`stop_group`; bench/ uses this harness too).
 Every wait is on a condition, bounded only against a hang."""
 from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -40,6 +42,22 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def stop_group(proc: subprocess.Popen) -> None:
+    """Stops a process started with start_new_session=True and everything it started: SIGTERM to its process
+    group, SIGKILL after 30 s, then SIGKILL to what is left of the group (such as upstream's Rust data server)."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def run_python(code: str, cwd, **env: str) -> subprocess.CompletedProcess:

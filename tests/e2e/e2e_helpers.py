@@ -7,7 +7,6 @@ Every process a fixture starts is stopped by that fixture. Servers bind
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -15,7 +14,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from waiting import free_port  # noqa: F401  (the e2e tests take it from here)
+from waiting import free_port, stop_group  # noqa: F401  (the e2e tests take free_port from here)
 
 REPO = Path(__file__).resolve().parents[2]
 E2E = Path(__file__).resolve().parent
@@ -199,14 +198,4 @@ def wait_for_runs(server, expected_runs):
 
 def stop_server(server):
     """Stop the launcher and everything it started (its process group)."""
-    if server.proc.poll() is None:
-        os.killpg(server.proc.pid, signal.SIGTERM)
-        try:
-            server.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.proc.pid, signal.SIGKILL)
-            server.proc.wait()
-    try:
-        os.killpg(server.proc.pid, signal.SIGKILL)  # leftovers (data server)
-    except ProcessLookupError:
-        pass
+    stop_group(server.proc)

@@ -11,13 +11,12 @@ the path, and must log what it says (read back by upstream's reader).
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from e2e_helpers import REPO, clean_env, free_port, get_json, http_get
+from e2e_helpers import REPO, clean_env, free_port, get_json, http_get, stop_group
 from readme_examples import READING, check_example_logged, example_env, readme_examples, section_blocks, setup_commands
 
 # Only guards against a hang (a fresh clone builds everything: Bazel, venvs, pip installs).
@@ -34,21 +33,6 @@ def clone(tmp_path_factory) -> Path:
     subprocess.run(["git", "clone", "-q", str(REPO), str(path)], check=True, env=clean_env())
     assert not (path / ".venv").exists()
     return path
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """Stops `make demo` and everything it started (its own process group)."""
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # leftovers (the Rust data server)
-    except ProcessLookupError:
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +60,7 @@ def demo(clone):
             time.sleep(1)
         yield url, log_path
     finally:
-        _stop(proc)
+        stop_group(proc)
 
 
 def test_make_demo_builds_everything_and_serves_every_dashboard(clone, demo):

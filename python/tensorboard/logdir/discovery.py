@@ -31,17 +31,21 @@ def is_event_file(name: str) -> bool:
 @dataclass
 class Listing:
     """One look at a logdir: its storage, its runs [(name, [event file paths in name order])] in
-    depth-first name order, each file's listed size (object stores only) and whether it is a directory."""
+    depth-first name order, each file's listed size (object stores only), whether it is a directory,
+    the logdir's canonical path and (object stores only) every file the listing found, {URL: size},
+    where configuration files are looked up (`logdir.hparams_sources`) without listing again."""
 
     storage: object
     runs: list[tuple[str, list[str]]]
     sizes: dict[str, int] = field(default_factory=dict)
     is_dir: bool = True
+    root: str = ""
+    files: dict[str, int] | None = None
 
     def only(self, wanted: Callable[[str], bool]) -> "Listing":
         """The runs whose name `wanted` accepts (nothing is fetched for the others)."""
         return Listing(self.storage, [(run, paths) for run, paths in self.runs if wanted(run)], self.sizes,
-                       self.is_dir)
+                       self.is_dir, self.root, self.files)
 
 
 def open_storage(log_path: str, storage_options: dict | None, check: bool = True, concurrency: int | None = None):
@@ -70,12 +74,12 @@ def list_runs(log_path: str | os.PathLike, storage_options: dict | None = None, 
     if remote:
         return _list_object_store(storage, log_path)
     if not storage.isdir(log_path):
-        return Listing(storage, [(TOP_RUN, [log_path])], {}, False)
+        return Listing(storage, [(TOP_RUN, [log_path])], {}, False, log_path)
     found = []
     for directory, names in event_directories(storage, log_path):
         parts = directory_parts(log_path, directory)
         found.extend((parts + (name,), run_name(parts), storage.join(directory, name)) for name in names)
-    return Listing(storage, _group(found), {}, True)
+    return Listing(storage, _group(found), {}, True, log_path)
 
 
 def _list_object_store(storage, log_path: str) -> Listing:
@@ -88,7 +92,7 @@ def _list_object_store(storage, log_path: str) -> Listing:
         except FileNotFoundError:
             raise FileNotFoundError(f"log path not found: {log_path}") from None
         if info.get("type") != "directory":
-            return Listing(storage, [(TOP_RUN, [log_path])], {log_path: int(info.get("size") or 0)}, False)
+            return Listing(storage, [(TOP_RUN, [log_path])], {log_path: int(info.get("size") or 0)}, False, root)
     found, sizes = [], {}
     for directory, files in object_store_runs(root, listing).items():
         parts = directory_parts(root, directory)
@@ -96,7 +100,7 @@ def _list_object_store(storage, log_path: str) -> Listing:
             url = f"{directory}/{name}"
             found.append((parts + (name,), run_name(parts), url))
             sizes[url] = size
-    return Listing(storage, _group(found), sizes, True)
+    return Listing(storage, _group(found), sizes, True, root, listing)
 
 
 def _group(found: list[tuple[tuple, str, str]]) -> list[tuple[str, list[str]]]:

@@ -8,7 +8,7 @@ from tensorboard.logdir.run_data import RunData
 EXPERIMENT_TAG = "_hparams_/experiment"
 
 
-def _decode(content: bytes):
+def decode_plugin_data(content: bytes):
     from tensorboard.src import hparams_pb2
 
     return hparams_pb2.HParamsPluginData.FromString(content)
@@ -34,7 +34,7 @@ def metric_tags(runs: list[RunData]) -> list[tuple[str, str]]:
     for run in runs:
         content = run.plugin_content.get("hparams", {}).get(EXPERIMENT_TAG)
         if content is not None:
-            infos = _decode(content).experiment.metric_infos
+            infos = decode_plugin_data(content).experiment.metric_infos
             return list(dict.fromkeys((info.name.group, info.name.tag) for info in infos))
     sessions = [run.name for run in runs if run.session_starts]
     seen: dict[tuple[str, str], None] = {}
@@ -73,7 +73,7 @@ def hparams_rows(runs: list[RunData]) -> list[dict]:
             continue
         hparams: dict[str, object] = {}
         for _, content in sorted(run.session_starts.items()):
-            for name, value in sorted(_decode(content).session_start_info.hparams.items()):
+            for name, value in sorted(decode_plugin_data(content).session_start_info.hparams.items()):
                 hparams[name] = hparam_value(value)
         own = _last_scalars(run)
         values: dict[str, float | None] = {}

@@ -1,0 +1,95 @@
+"""Discovered hyperparameters as upstream's HParams plugin reads them: the plugin content (the bytes of
+an `HParamsPluginData`, hparams.proto) of a run's `_hparams_/session_start_info` and of the
+experiment's `_hparams_/experiment`, exactly as `add_hparams` would have logged them. Encoding only:
+the values come from `logdir.hparams_sources`, the metrics from `logdir.metrics`."""
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+from tensorboard.logdir.config_files import Scalar
+from tensorboard.logdir.metrics import MetricChoice
+
+SESSION_START_INFO_TAG = "_hparams_/session_start_info"
+EXPERIMENT_TAG = "_hparams_/experiment"
+PLUGIN_NAME = "hparams"
+
+
+def _proto_value(value: Scalar):
+    from tensorboard.src.pool import message_class
+
+    cls = message_class("google.protobuf.Value")
+    if isinstance(value, bool):
+        return cls(bool_value=value)
+    if isinstance(value, str):
+        return cls(string_value=value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float64 (hparams store doubles)
+        number = math.copysign(math.inf, value)
+    return cls(number_value=number)
+
+
+def _data_type(values: Sequence[Scalar]) -> int:
+    from tensorboard.src import hparams_pb2
+
+    kinds = {bool if isinstance(v, bool) else str if isinstance(v, str) else float for v in values}
+    if kinds == {bool}:
+        return hparams_pb2.DATA_TYPE_BOOL
+    if kinds == {float}:
+        return hparams_pb2.DATA_TYPE_FLOAT64
+    return hparams_pb2.DATA_TYPE_STRING
+
+
+def session_start_content(hparams: Mapping[str, Scalar], group_name: str = "",
+                          start_time_secs: float = 0.0) -> bytes:
+    """The plugin content of a run's `_hparams_/session_start_info` holding `hparams` ({key: value},
+    e.g. `{k: h.value for k, h in run_hparams(...)[run].items()}`), as add_hparams writes it."""
+    from tensorboard.src import hparams_pb2
+
+    start = hparams_pb2.SessionStartInfo(group_name=group_name, start_time_secs=float(start_time_secs))
+    for key, value in hparams.items():
+        start.hparams[key].CopyFrom(_proto_value(value))
+    return hparams_pb2.HParamsPluginData(version=0, session_start_info=start).SerializeToString()
+
+
+def experiment_content(hparams_by_run: Mapping[str, Mapping[str, Scalar]], metrics: Sequence[MetricChoice],
+                       time_created_secs: float = 0.0, max_discrete: int = 100) -> bytes:
+    """The plugin content of an `_hparams_/experiment`: one HParamInfo per key any run has (its type
+    from the values: all bools BOOL, all numbers FLOAT64, else STRING; its distinct values as the
+    discrete domain when there are at most `max_discrete`, so the dashboard offers them as filters;
+    `differs` when runs disagree) and one MetricInfo per metric (`MetricChoice.display_tag`). A key of
+    mixed types is a STRING column (see `string_values_for`)."""
+    from tensorboard.src import hparams_pb2
+
+    hparams_by_run = string_values_for(hparams_by_run)
+    experiment = hparams_pb2.Experiment(time_created_secs=float(time_created_secs))
+    keys = sorted({key for values in hparams_by_run.values() for key in values})
+    for key in keys:
+        values = [values[key] for values in hparams_by_run.values() if key in values]
+        info = experiment.hparam_infos.add(name=key, type=_data_type(values))
+        distinct = list(dict.fromkeys(values))
+        info.differs = len(distinct) > 1 or len(values) < len(hparams_by_run)
+        if len(distinct) <= max_discrete:
+            for value in sorted(distinct):
+                info.domain_discrete.values.append(_proto_value(value))
+    for metric in metrics:
+        experiment.metric_infos.add(name=hparams_pb2.MetricName(group="", tag=metric.display_tag))
+    return hparams_pb2.HParamsPluginData(version=0, experiment=experiment).SerializeToString()
+
+
+def string_values_for(hparams_by_run: Mapping[str, Mapping[str, Scalar]]) -> dict[str, dict[str, Scalar]]:
+    """{run: {key: value}} with each key of mixed types (a number in one run, text in another) as text
+    in every run, so that each key has one type, as the dashboard's columns need."""
+    keys = {key for values in hparams_by_run.values() for key in values}
+    mixed = set()
+    for key in keys:
+        values = [values[key] for values in hparams_by_run.values() if key in values]
+        if _data_type(values) != _data_type(values[:1]):
+            mixed.add(key)
+    return {run: {key: (_text(value) if key in mixed else value) for key, value in values.items()}
+            for run, values in hparams_by_run.items()}
+
+
+def _text(value: Scalar) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)

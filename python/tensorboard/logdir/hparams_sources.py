@@ -77,6 +77,8 @@ def config_files(hparams_file: str | None = None, flag: str = "--hparams_file") 
     YAML or TOML). A ValueError naming `flag` for an absolute path, `..`, or another suffix."""
     if hparams_file is None:
         return KNOWN_FILES
+    if not isinstance(hparams_file, str):
+        raise TypeError(f"{flag} must be a file name, not {type(hparams_file).__name__}")
     name = hparams_file.replace("\\", "/")
     if not name or name.startswith("/") or ".." in name.split("/") or "://" in name:
         raise ValueError(f"{flag} {hparams_file!r}: expected a file name relative to each run's directory")

@@ -1,0 +1,51 @@
+"""The runs a front door was asked for, as an experiment: each run's hyperparameters (every source,
+`logdir.hparams_sources`), the runs a `--where` query keeps, and the groups `--over` forms. Every
+front door (the reader, `export`, `reduce`, `runs`, the UI's provider) calls `select_experiment` once
+its runs are read."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from tensorboard.logdir.discovery import Listing
+from tensorboard.logdir.grouping import Grouping, group_over
+from tensorboard.logdir.hparams_sources import HParam, plain_hparams, run_hparams
+from tensorboard.logdir.run_data import RunData
+from tensorboard.logdir.selection import Selection
+
+
+@dataclass
+class Experiment:
+    """The runs kept (in the order read), {run: {key: HParam}} of those runs, and their groups when
+    `over` was given (else None)."""
+
+    runs: list[RunData]
+    hparams: dict[str, dict[str, HParam]]
+    grouping: Grouping | None = None
+
+    @property
+    def values(self) -> dict[str, dict]:
+        """{run: {key: value}}, without sources."""
+        return plain_hparams(self.hparams)
+
+
+def select_experiment(listing: Listing, runs: Sequence[RunData], selection: Selection,
+                      warn: Callable | None = None, over_flag: str = "over") -> Experiment:
+    """The runs of `listing` (already read, `runs`) that `selection.where` keeps, with their hparams.
+
+    Raises:
+        QueryError: The query names a key no run has (the message lists the keys there are).
+        ValueError: An `over` key no run has.
+    """
+    options = {} if warn is None else {"warn": warn}
+    hparams = run_hparams(listing, runs, selection.hparams_file, **options)
+    plain = plain_hparams(hparams)
+    kept = list(runs)
+    if selection.where is not None:
+        selection.where.check_keys({key for values in plain.values() for key in values})
+        kept = [run for run in runs if selection.where.matches(run.name, plain[run.name])]
+    hparams = {run.name: hparams[run.name] for run in kept}
+    grouping = None
+    if selection.over:
+        grouping = group_over({run.name: plain[run.name] for run in kept}, selection.over, over_flag)
+    return Experiment(kept, hparams, grouping)

@@ -49,3 +49,18 @@ def select_experiment(listing: Listing, runs: Sequence[RunData], selection: Sele
     if selection.over:
         grouping = group_over({run.name: plain[run.name] for run in kept}, selection.over, over_flag)
     return Experiment(kept, hparams, grouping)
+
+
+def read_experiment(log_path, storage_options: dict | None = None, selection: Selection | None = None,
+                    skip_damaged: bool = False, progress=None, concurrency: int | None = None,
+                    max_bytes: int | None = None, warn: Callable | None = None,
+                    over_flag: str = "over") -> Experiment:
+    """The runs below `log_path` that `selection` wants (regexes before reading, then its query), read
+    and decoded, with their hparams and groups (see `select_experiment`)."""
+    from tensorboard.logdir.discovery import list_runs
+    from tensorboard.logdir.read import read_listed
+
+    selection = selection or Selection()
+    listing = list_runs(log_path, storage_options, concurrency=concurrency).only(selection.wants_run)
+    runs = list(read_listed(listing, skip_damaged, progress, selection, concurrency, max_bytes))
+    return select_experiment(listing, runs, selection, warn, over_flag)

@@ -300,7 +300,7 @@ def our_flag_loaders(program):
     return [paths.DataPathFlag(), access.AccessFlags()]
 
 
-SUBCOMMANDS = ("export", "reduce")  # ours, each a module of tensorboard.cli
+SUBCOMMANDS = ("export", "reduce", "runs")  # ours, each a module of tensorboard.cli
 
 
 def run_subcommand(workspace_root, name, args):

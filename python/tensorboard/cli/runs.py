@@ -139,8 +139,8 @@ def _refuse_active(listing, experiment, args) -> None:
     active = [row.run for row in rows if row.active]
     if active:
         count = f"{len(active)} run{'s are' if len(active) > 1 else ' is'}"
-        raise ValueError(f"{count} being written (an event file changed less than {args.active_within:g} s ago): {', '.join(active[:5])}; pass --force to {args.command} "
-                         "them anyway")
+        raise ValueError(f"{count} being written (an event file changed less than {args.active_within:g} s "
+                         f"ago): {', '.join(active[:5])}; pass --force to {args.command} them anyway")
 
 
 def _remove(listing, chosen: list[str], args) -> int:

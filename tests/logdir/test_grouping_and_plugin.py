@@ -1,0 +1,83 @@
+"""`--over` groups runs by configuration and tells about groups of one; discovered hparams become the
+HParams plugin content add_hparams would have written; metrics as last, min or max."""
+import pytest
+
+from tensorboard.logdir import RunData
+from tensorboard.logdir.grouping import group_over, mixed_groups
+from tensorboard.logdir.hparams_plugin import experiment_content, session_start_content
+from tensorboard.logdir.metrics import MetricChoice, metric_values, parse_metrics, shared_scalar_tags
+from tensorboard.src import hparams_pb2
+from tensorboard.summary.hparams import hparams as hparams_summary
+
+SWEEP = {f"lr={lr},opt={opt},seed={seed}": {"lr": lr, "opt": opt, "seed": seed, "epochs": 10}
+         for lr in (0.01, 0.1) for opt in ("adam", "sgd") for seed in (1, 2, 3)}
+
+
+def test_over_seed_groups_every_other_setting_and_names_groups_by_what_varies():
+    grouping = group_over(SWEEP, ["seed"])
+    assert grouping.varying == ["lr", "opt"]
+    assert [g.name for g in grouping.groups] == ["lr=0.01,opt=adam", "lr=0.01,opt=sgd", "lr=0.1,opt=adam",
+                                                 "lr=0.1,opt=sgd"]
+    assert all(len(g.runs) == 3 for g in grouping.groups) and grouping.notes == []
+    assert grouping.groups[0].config == {"epochs": 10, "lr": 0.01, "opt": "adam"}
+    assert [g.name for g in group_over(SWEEP, "seed,opt").groups] == ["lr=0.01", "lr=0.1"]
+    assert [g.name for g in group_over(SWEEP, ["seed", "opt", "lr"]).groups] == ["all"]
+
+
+def test_groups_of_one_and_runs_lacking_the_key_are_told():
+    runs = dict(SWEEP)
+    runs["odd"] = {"lr": 0.5, "opt": "adam", "epochs": 10}
+    runs["lr=0.01,opt=adam,seed=1"] = {**runs["lr=0.01,opt=adam,seed=1"], "out_dir": "x1"}
+    grouping = group_over(runs, ["seed"])
+    text = " | ".join(grouping.notes)
+    assert "2 of 6 groups hold one run" in text and "odd" in text
+    assert "1 runs have no 'seed' (odd)" in text
+    with pytest.raises(ValueError, match="--over: no run has a hyperparameter 'sed'; the keys are: epochs, lr"):
+        group_over(runs, ["sed"])
+    unique = {f"r{i}": {"seed": i, "out": f"/tmp/{i}"} for i in range(3)}
+    assert "out differ in every run" in group_over(unique, ["seed"]).notes[0]
+
+
+def test_mixed_groups_name_the_keys_their_runs_disagree_on():
+    groups = {"a": ["lr=0.01,opt=adam,seed=1", "lr=0.01,opt=sgd,seed=2"], "b": ["lr=0.1,opt=adam,seed=1"]}
+    assert mixed_groups(groups, SWEEP, ignore=["seed"]) == {"a": ["opt"]}
+
+
+def test_session_start_content_is_what_add_hparams_writes():
+    values = {"lr": 0.01, "opt": "adam", "use_bn": True, "layers": 4}
+    _, start, _ = hparams_summary(values, {"m": 0}, start_time_secs=12.5)
+    assert session_start_content(values, start_time_secs=12.5) == start.value[0].metadata.plugin_data.content
+
+
+def test_experiment_content_types_domains_and_metrics():
+    content = experiment_content({"a": {"lr": 0.1, "opt": "adam", "flag": True, "mixed": 1},
+                                  "b": {"lr": 0.01, "opt": "sgd", "flag": True, "mixed": "x"}},
+                                 [MetricChoice("val/loss", "min"), MetricChoice("val/acc")])
+    experiment = hparams_pb2.HParamsPluginData.FromString(content).experiment
+    infos = {info.name: info for info in experiment.hparam_infos}
+    assert infos["lr"].type == hparams_pb2.DATA_TYPE_FLOAT64 and infos["lr"].differs
+    assert [v.number_value for v in infos["lr"].domain_discrete.values] == [0.01, 0.1]
+    assert infos["flag"].type == hparams_pb2.DATA_TYPE_BOOL and not infos["flag"].differs
+    assert infos["mixed"].type == hparams_pb2.DATA_TYPE_STRING
+    assert [v.string_value for v in infos["mixed"].domain_discrete.values] == ["1", "x"]
+    assert [m.name.tag for m in experiment.metric_infos] == ["val/loss (min)", "val/acc"]
+
+
+def scalar_run(name, points):
+    run = RunData(name)
+    for tag, step, value in points:
+        run.scalars.add(tag, step, float(step), 0, value)
+    return run
+
+
+def test_metrics_last_min_max_and_shared_tags():
+    run = scalar_run("r", [("loss", 0, 3.0), ("loss", 2, 1.0), ("loss", 1, float("nan")), ("loss", 3, 2.0),
+                           ("acc", 0, 0.5)])
+    choices = parse_metrics("loss=min,loss=max,loss,acc=last,missing=max")
+    assert metric_values(run, choices) == {"loss (min)": 1.0, "loss (max)": 3.0, "loss": 2.0, "acc": 0.5,
+                                           "missing (max)": None}
+    assert parse_metrics({"val/loss": "min"}) == [MetricChoice("val/loss", "min")]
+    with pytest.raises(ValueError, match="'best' for 'loss' is not one of last, min, max"):
+        parse_metrics("loss=best")
+    other = scalar_run("s", [("acc", 0, 1.0), ("loss", 0, 1.0), ("_hparams_/x", 0, 0.0)])
+    assert shared_scalar_tags([run, other, RunData("empty")]) == ["loss", "acc"]

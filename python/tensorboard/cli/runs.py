@@ -67,22 +67,22 @@ def wants(patterns: list[str]):
 
 
 def _read(args, selection, listing_root=None):
-    """(listing, experiment) of the runs the arguments choose, with progress on stderr."""
+    """(every run's listing, the chosen runs' listing, their experiment), read with progress on stderr."""
     from tensorboard.logdir.discovery import list_runs
     from tensorboard.logdir.experiment import select_experiment
     from tensorboard.logdir.progress import Progress
     from tensorboard.logdir.read import read_listed
 
-    listing = list_runs(listing_root or args.logdir).only(selection.wants_run)
+    everything = list_runs(listing_root or args.logdir)
     if listing_root is not None:  # an archive: not the runs a removal was deleting
-        listing = listing.only(lambda run: not run.startswith(DELETING + "/"))
-    listing = listing.only(wants(getattr(args, "patterns", [])))
+        everything = everything.only(lambda run: not run.startswith(DELETING + "/"))
+    listing = everything.only(selection.wants_run).only(wants(getattr(args, "patterns", [])))
     progress = Progress(PROG, quiet=args.quiet)
     try:
         runs = list(read_listed(listing, True, progress, selection))
     finally:
         progress.close()
-    return listing, select_experiment(listing, runs, selection, over_flag="--over")
+    return everything, listing, select_experiment(listing, runs, selection, over_flag="--over")
 
 
 def _selection(args):
@@ -97,7 +97,7 @@ def ls(args) -> int:
     from tensorboard.logdir.run_table import run_rows
 
     metrics = parse_metrics(args.metrics, "--metrics")
-    listing, experiment = _read(args, _selection(args))
+    _, listing, experiment = _read(args, _selection(args))
     rows = run_rows(listing, experiment.runs, experiment.hparams, metrics, args.active_within)
     groups = experiment.grouping.group_of() if experiment.grouping is not None else None
     for note in experiment.grouping.notes if experiment.grouping is not None else ():
@@ -115,7 +115,7 @@ def move(args) -> int:
         raise ValueError(f"name the runs to {args.command}: PATTERN..., --runs or --where")
     logdir_listing = list_runs(args.logdir)
     source_root = archive.archive_root(logdir_listing) if args.command == "restore" else None
-    listing, experiment = _read(args, _selection(args), source_root)
+    everything, listing, experiment = _read(args, _selection(args), source_root)
     chosen = [run.name for run in experiment.runs]
     if not chosen:
         print(f"{PROG} {args.command}: no run matches", file=sys.stderr)
@@ -123,11 +123,11 @@ def move(args) -> int:
     if not args.force:
         _refuse_active(listing, experiment, args)
     if args.command == "rm":
-        return _remove(listing, chosen, args)
+        return _remove(everything, chosen, args)
     target = logdir_listing.root if args.command == "restore" else archive.archive_root(listing)
     verb = "restored" if args.command == "restore" else "archived"
-    for step in archive.plan_moves(listing, chosen, target):
-        archive.move_run(listing, step)
+    for step in archive.plan_moves(everything, chosen, target):  # every run: those inside a chosen one count
+        archive.move_run(everything, step)
         print(f"{verb} {step.run}: {step.source} -> {step.target}")
     return 0
 

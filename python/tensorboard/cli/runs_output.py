@@ -68,7 +68,8 @@ def _plain(value):
 
 
 def _columns(rows: list[RunRow], args, groups) -> tuple[list[str], list[str], list[str]]:
-    keys = sorted({key for row in rows for key in row.hparams}) if args.all_hparams else varying_keys(rows)
+    every = args.all_hparams or len(rows) < 2  # one run: nothing varies, so all of its hparams are shown
+    keys = sorted({key for row in rows for key in row.hparams}) if every else varying_keys(rows)
     metrics = list(dict.fromkeys(tag for row in rows for tag in row.metrics))
     head = ["run"] + (["group"] if groups is not None else [])
     return head, keys, metrics

@@ -130,6 +130,8 @@ def test_path_segments_and_typed_text():
         "lr": 0.01, "optimizer": "adam", "use_bn": True, "extra": 0.001}
     assert segment_hparams("version_0") is None and segment_hparams("a=1,b") is None
     assert segment_hparams("2026-01-01_lr=1") is None
+    assert segment_hparams("train_fn_3c7b5_00001_1_lr=0.0100,momentum=0.9000_2026-11-28_10-00-01") == {
+        "lr": 0.01, "momentum": 0.9}  # a Ray Tune trial's directory name
     assert [typed_text(t) for t in ("3", "-2", "0.5", "nan", "FALSE", "'q'", "adam")] == \
         [3, -2, 0.5, "nan", False, "q", "adam"]
 

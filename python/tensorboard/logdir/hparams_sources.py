@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import warnings
 from dataclasses import dataclass
 from typing import Iterable, Literal, NamedTuple
@@ -88,9 +89,21 @@ def config_files(hparams_file: str | None = None, flag: str = "--hparams_file") 
     return (ConfigFile(name, "hparams_file", fmt),) + KNOWN_FILES
 
 
+# Ray Tune's trial directory: {trainable}_{trial id: 5 hex, 5 digits}_{index}_{k=v,k=v}_{date}
+_RAY_TRIAL = re.compile(r".+?_[0-9a-f]{5}_\d{5}_\d+_(?P<params>.+)_\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}\Z")
+
+
 def segment_hparams(segment: str) -> dict[str, Scalar] | None:
     """{key: value} of a directory name made of `key=value` parts joined by commas (Hydra's
-    `override_dirname`; a leading `+` of a key is dropped), or None when any part is not one."""
+    `override_dirname`; a leading `+` of a key is dropped), or of the `k=v,k=v` part of a Ray Tune
+    trial's directory name; None when any part is not one."""
+    ray = _RAY_TRIAL.match(segment)
+    if ray is not None:
+        return _key_values(ray.group("params"))
+    return _key_values(segment)
+
+
+def _key_values(segment: str) -> dict[str, Scalar] | None:
     found: dict[str, Scalar] = {}
     for part in segment.split(","):
         key, sep, value = part.partition("=")

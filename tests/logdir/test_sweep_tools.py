@@ -78,8 +78,9 @@ def test_hydra_jobs_hparams_in_the_reader_with_their_sources(hydra_sweep):
 
 
 def test_hydra_where_and_over_in_the_reader_export_reduce_and_runs(hydra_sweep, tmp_path):
-    chosen = SummaryReader(str(hydra_sweep), where="optimizer.lr < 0.05 and optimizer.name == 'adam'", over="seed")
-    assert sorted(set(chosen.scalars["step"].index.map(lambda i: i))) and chosen.groups == {"all": ["0/tb", "1/tb"]}
+    chosen = SummaryReader(str(hydra_sweep), where="optimizer.lr < 0.05 and optimizer.name == 'adam'", over="seed",
+                           extra_columns={"dir_name"})
+    assert sorted(set(chosen.scalars["dir_name"])) == ["0/tb", "1/tb"] and chosen.groups == {"all": ["0/tb", "1/tb"]}
     grouped = SummaryReader(str(hydra_sweep), over=["seed"])
     assert grouped.groups == {"optimizer.lr=0.01": ["0/tb", "1/tb"], "optimizer.lr=0.1": ["2/tb", "3/tb"]}
 

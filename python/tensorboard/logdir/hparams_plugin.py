@@ -5,6 +5,7 @@ the values come from `logdir.hparams_sources`, the metrics from `logdir.metrics`
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from tensorboard.logdir.config_files import Scalar
@@ -93,3 +94,53 @@ def string_values_for(hparams_by_run: Mapping[str, Mapping[str, Scalar]]) -> dic
 
 def _text(value: Scalar) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+@dataclass
+class ServedHParams:
+    """What a server hands upstream's HParams plugin for a logdir's runs, as if every run had called
+    add_hparams: the experiment's plugin content (serve it as the `_hparams_/experiment` tag of one run,
+    e.g. the first), each run's session start content (its `_hparams_/session_start_info` tag, in place
+    of any the run logged: these hold every source's values), the metrics named, and each run's metric
+    values by display tag (a best value, `val/loss (min)`, is served as a scalar of that tag: one
+    point at the run's last step, as the plugin reads a metric's last point)."""
+
+    experiment: bytes
+    session_starts: dict[str, bytes]
+    metrics: list[MetricChoice]
+    metric_values: dict[str, dict[str, float | None]]
+
+
+def served_hparams(listing, runs, hparams_file: str | None = None, hparams_metrics=None,
+                   warn=None) -> ServedHParams:
+    """`ServedHParams` of decoded `runs` (RunData) of `listing`; `hparams_metrics`: the
+    `--hparams_metrics 'val/loss=min,val/acc=max'` text (or {tag: aggregation}); None: every scalar tag
+    the runs share, then those an add_hparams experiment names, each as its last value. Runs without any
+    hyperparameter get no session."""
+    from tensorboard.logdir.hparams_sources import plain_hparams, run_hparams
+    from tensorboard.logdir.metrics import metric_values, parse_metrics, shared_scalar_tags
+
+    runs = list(runs)
+    options = {} if warn is None else {"warn": warn}
+    values = {run: found for run, found in plain_hparams(run_hparams(listing, runs, hparams_file, **options)).items()
+              if found}
+    if hparams_metrics is None:
+        named = [tag for run in runs for tag in _named_metrics(run)]
+        choices = [MetricChoice(tag) for tag in dict.fromkeys(shared_scalar_tags(runs) + named)]
+    else:
+        choices = parse_metrics(hparams_metrics, "--hparams_metrics")
+    typed = string_values_for(values)
+    return ServedHParams(experiment_content(typed, choices),
+                         {run: session_start_content(found) for run, found in typed.items()}, choices,
+                         {run.name: metric_values(run, choices) for run in runs if run.name in values})
+
+
+def _named_metrics(run) -> list[str]:
+    """The metric tags an `_hparams_/experiment` logged in `run` names (those of its own run)."""
+    from tensorboard.logdir.hparams import decode_plugin_data
+
+    content = run.plugin_content.get(PLUGIN_NAME, {}).get(EXPERIMENT_TAG)
+    if content is None:
+        return []
+    infos = decode_plugin_data(content).experiment.metric_infos
+    return [info.name.tag for info in infos if info.name.group in ("", ".")]

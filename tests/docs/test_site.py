@@ -13,7 +13,7 @@ from readme_examples import DOCS, README, doc_pages, example_env, installed_by_p
 
 NAV_PAGES = ["index", "workflows/pytorch", "workflows/torch-utils-tensorboard", "workflows/lightning",
              "workflows/transformers", "workflows/jax", "workflows/keras", "workflows/mxnet", "workflows/sharing",
-             "workflows/large-sweeps", "workflows/seeds", "logging", "reading", "troubleshooting",
+             "workflows/large-sweeps", "workflows/seeds", "logging", "reading", "experiments", "troubleshooting",
              "guarantees", "security", "refusals", "gpu", "moving-over", "packaging", "compatibility", "api/index",
              "api/tensorboard", "api/mxboard", "api/summary", "api/reader", "api/report", "api/projector", "api/graph",
              "api/integrations",

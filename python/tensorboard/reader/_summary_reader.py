@@ -204,6 +204,8 @@ class SummaryReader:
 
         rows = [(run, name, h.value, h.source, h.origin) for run, values in self._discovered().items()
                 for name, h in values.items()]
+        if not rows:  # as every property with nothing to show: empty, without columns
+            return pd.DataFrame()
         return pd.DataFrame(rows, columns=["run", "name", "value", "source", "origin"])
 
     @property

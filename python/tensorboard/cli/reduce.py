@@ -162,7 +162,8 @@ def _main(argv: list[str] | None) -> int:
         for flag, value in (("--group_by", args.group_by), ("--over", args.over), ("--where", args.where),
                             ("--hparams_file", args.hparams_file)):
             if value is not None and not args.logdir:
-                raise ValueError(f"{flag} works on the runs of --logdir")
+                verb = "groups" if flag in ("--group_by", "--over") else "chooses among"
+                raise ValueError(f"{flag} {verb} the runs of --logdir")
         if args.group_by is not None and args.over is not None:
             raise ValueError("give --group_by (a regex over run names) or --over (hyperparameters), not both")
         selection = Selection.of(args.runs, args.tags, None, {"scalars"}, flags=CLI_FLAGS, exclude=args.exclude,

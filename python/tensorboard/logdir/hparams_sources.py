@@ -20,6 +20,7 @@ store they are looked up in the logdir's one listing and fetched many at a time 
 """
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
@@ -93,6 +94,7 @@ def config_files(hparams_file: str | None = None, flag: str = "--hparams_file") 
 _RAY_TRIAL = re.compile(r".+?_[0-9a-f]{5}_\d{5}_\d+_(?P<params>.+)_\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}\Z")
 
 
+@functools.lru_cache(maxsize=1 << 16)  # the parents of a sweep's runs repeat; callers only read the dict
 def segment_hparams(segment: str) -> dict[str, Scalar] | None:
     """{key: value} of a directory name made of `key=value` parts joined by commas (Hydra's
     `override_dirname`; a leading `+` of a key is dropped), or of the `k=v,k=v` part of a Ray Tune
@@ -227,7 +229,9 @@ def discover_hparams(listing: Listing, hparams_file: str | None = None, warn=_wa
     from event files: see `logged_hparams`), by `PRECEDENCE`. `warn(ConfigError)` is called once per
     file that can't be used (default: a ConfigFileWarning)."""
     wanted = config_files(hparams_file)
+    rank = {config.name: i for i, config in enumerate(wanted)}
     finder = _Finder(listing)
+    in_directory: dict[str, list[tuple[str, ConfigFile]]] = {}  # each directory looked at once
     per_run: dict[str, tuple[list[tuple[str, ConfigFile]], tuple[str, ...]]] = {}
     found: dict[str, ConfigFile] = {}
     for run, paths in listing.runs:
@@ -235,12 +239,14 @@ def discover_hparams(listing: Listing, hparams_file: str | None = None, warn=_wa
             continue
         chain, parts = _chain(listing, _run_directory(listing, paths))
         files = []
-        for config in wanted:
-            for directory in chain:
-                path = finder.find(directory, config.name)
-                if path is not None:
-                    files.append((path, config))
-                    found[path] = config
+        for directory in chain:
+            here = in_directory.get(directory)
+            if here is None:
+                here = in_directory[directory] = [(path, config) for config in wanted
+                                                  if (path := finder.find(directory, config.name)) is not None]
+                found.update((path, config) for path, config in here)
+            files.extend(here)
+        files.sort(key=lambda item: rank[item[1].name])  # stable: nearest first within each source
         per_run[run] = (files, parts)
     parsed = _parsed(found, read_config_bytes(listing, list(found)), warn)
     out: dict[str, dict[str, HParam]] = {}

@@ -6,8 +6,8 @@ and every job directory a `.hydra/config.yaml` (the parent of the run). Measured
 the median of --reps:
 
 - the first load of every run (`list_runs` + `read_listed`) with the hyperparameters of every run
-  (`run_hparams`) against the same load of a copy of the logdir without any config file: the goal is
-  at most 10 % slower;
+  (`logdir.experiment.read_listed_experiment`, as the front doors read) against the same load of a
+  copy of the logdir without any config file: the goal is at most 10 % slower;
 - `tensorboard runs ls LOGDIR --format csv --metrics loss=min` (the whole command, interpreter start
   included): the goal is a few seconds at 10,000 runs.
 
@@ -37,11 +37,14 @@ LOAD = """
 import sys, time
 sys.path.insert(0, {python!r})
 t0 = time.perf_counter()
-from tensorboard.logdir import list_runs, read_listed
-from tensorboard.logdir.hparams_sources import run_hparams
+from tensorboard.logdir import Selection, list_runs, read_listed
+from tensorboard.logdir.experiment import read_listed_experiment
 listing = list_runs({logdir!r})
-runs = list(read_listed(listing))
-found = run_hparams(listing, runs) if {discover} else {{}}
+if {discover}:  # what every front door does when it needs hparams
+    experiment = read_listed_experiment(listing, Selection())
+    runs, found = experiment.runs, experiment.hparams
+else:
+    runs, found = list(read_listed(listing)), {{}}
 print(time.perf_counter() - t0, len(runs), sum(len(v) for v in found.values()))
 """
 

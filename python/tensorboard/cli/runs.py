@@ -69,9 +69,8 @@ def wants(patterns: list[str]):
 def _read(args, selection, listing_root=None):
     """(every run's listing, the chosen runs' listing, their experiment), read with progress on stderr."""
     from tensorboard.logdir.discovery import list_runs
-    from tensorboard.logdir.experiment import select_experiment
+    from tensorboard.logdir.experiment import read_listed_experiment
     from tensorboard.logdir.progress import Progress
-    from tensorboard.logdir.read import read_listed
 
     everything = list_runs(listing_root or args.logdir)
     if listing_root is not None:  # an archive: not the runs a removal was deleting
@@ -79,10 +78,10 @@ def _read(args, selection, listing_root=None):
     listing = everything.only(selection.wants_run).only(wants(getattr(args, "patterns", [])))
     progress = Progress(PROG, quiet=args.quiet)
     try:
-        runs = list(read_listed(listing, True, progress, selection))
+        experiment = read_listed_experiment(listing, selection, True, progress, over_flag="--over")
     finally:
         progress.close()
-    return everything, listing, select_experiment(listing, runs, selection, over_flag="--over")
+    return everything, listing, experiment
 
 
 def _selection(args):

@@ -30,15 +30,17 @@ class Experiment:
 
 
 def select_experiment(listing: Listing, runs: Sequence[RunData], selection: Selection,
-                      warn: Callable | None = None, over_flag: str = "over") -> Experiment:
-    """The runs of `listing` (already read, `runs`) that `selection.where` keeps, with their hparams.
+                      warn: Callable | None = None, over_flag: str = "over", discovered: dict | None = None
+                      ) -> Experiment:
+    """The runs of `listing` (already read, `runs`) that `selection.where` keeps, with their hparams
+    (`discovered`: `discover_hparams(listing, ...)` when already known).
 
     Raises:
         QueryError: The query names a key no run has (the message lists the keys there are).
         ValueError: An `over` key no run has.
     """
     options = {} if warn is None else {"warn": warn}
-    hparams = run_hparams(listing, runs, selection.hparams_file, **options)
+    hparams = run_hparams(listing, runs, selection.hparams_file, discovered=discovered, **options)
     plain = plain_hparams(hparams)
     kept = list(runs)
     if selection.where is not None:
@@ -58,9 +60,27 @@ def read_experiment(log_path, storage_options: dict | None = None, selection: Se
     """The runs below `log_path` that `selection` wants (regexes before reading, then its query), read
     and decoded, with their hparams and groups (see `select_experiment`)."""
     from tensorboard.logdir.discovery import list_runs
-    from tensorboard.logdir.read import read_listed
 
     selection = selection or Selection()
     listing = list_runs(log_path, storage_options, concurrency=concurrency).only(selection.wants_run)
-    runs = list(read_listed(listing, skip_damaged, progress, selection, concurrency, max_bytes))
-    return select_experiment(listing, runs, selection, warn, over_flag)
+    return read_listed_experiment(listing, selection, skip_damaged, progress, concurrency, max_bytes, warn,
+                                  over_flag)
+
+
+def read_listed_experiment(listing: Listing, selection: Selection, skip_damaged: bool = False, progress=None,
+                           concurrency: int | None = None, max_bytes: int | None = None,
+                           warn: Callable | None = None, over_flag: str = "over") -> Experiment:
+    """`listing`'s runs read and selected (see `select_experiment`). The configuration files are found
+    and parsed on a second thread while the event files are read: their reads and the decoding of
+    event files overlap."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tensorboard.logdir.hparams_sources import discover_hparams
+    from tensorboard.logdir.read import read_listed
+
+    options = {} if warn is None else {"warn": warn}
+    with ThreadPoolExecutor(1, thread_name_prefix="tb-hparams") as pool:
+        discovering = pool.submit(discover_hparams, listing, selection.hparams_file, **options)
+        runs = list(read_listed(listing, skip_damaged, progress, selection, concurrency, max_bytes))
+        discovered = discovering.result()
+    return select_experiment(listing, runs, selection, warn, over_flag, discovered)

@@ -143,10 +143,13 @@ class _Finder:
     def __init__(self, listing: Listing):
         self.storage, self.files = listing.storage, listing.files
         self.remote = listing.files is not None
+        self.walked = listing.config_names or {}  # what the logdir's walk saw: no second listing
         self.names: dict[str, frozenset] = {}
 
     def _listed(self, directory: str) -> frozenset:
-        names = self.names.get(directory)
+        names = self.walked.get(directory)
+        if names is None:
+            names = self.names.get(directory)
         if names is None:
             try:
                 names = frozenset(os.listdir(directory))
@@ -160,10 +163,9 @@ class _Finder:
             url = f"{directory}/{name}"
             return url if url in self.files else None
         head, _, tail = name.rpartition("/")
-        if head and not all(part in self._listed(os.path.join(directory, *head.split("/")[:i]))
-                            for i, part in enumerate(head.split("/"))):
-            return None
         inside = os.path.join(directory, *head.split("/")) if head else directory
+        if head and inside not in self.walked and not os.path.isdir(inside):
+            return None
         return os.path.join(inside, tail) if tail in self._listed(inside) else None
 
 
@@ -287,10 +289,12 @@ def merge_sources(logged: dict[str, HParam], discovered: dict[str, HParam]) -> d
 
 
 def run_hparams(listing: Listing, runs: Iterable, hparams_file: str | None = None,
-                warn=_warn) -> dict[str, dict[str, HParam]]:
-    """{run: {key: HParam}} for each decoded run (a `RunData`) of `listing`: discovered and logged,
-    merged by `PRECEDENCE`. Runs without any hyperparameter map to {}."""
-    discovered = discover_hparams(listing, hparams_file, warn)
+                warn=_warn, discovered: dict | None = None) -> dict[str, dict[str, HParam]]:
+    """{run: {key: HParam}} for each decoded run (a `RunData`) of `listing`: discovered (`discovered`:
+    `discover_hparams`'s result when already known) and logged, merged by `PRECEDENCE`. Runs without
+    any hyperparameter map to {}."""
+    if discovered is None:
+        discovered = discover_hparams(listing, hparams_file, warn)
     return {run.name: merge_sources(logged_hparams(run.session_starts, run.name), discovered.get(run.name, {}))
             for run in runs}
 

@@ -5,7 +5,7 @@ import os
 from typing import Any
 
 from tensorboard.logdir import Selection, is_event_file, list_runs, read_listed
-from tensorboard.logdir.experiment import select_experiment
+from tensorboard.logdir.experiment import read_listed_experiment, select_experiment
 from tensorboard.logdir.fetch import check_bounds
 from tensorboard.logdir.kinds import ALL_EVENT_TYPES, ALL_EXTRA_COLUMNS
 from tensorboard.reader import _raw, _tbparse_static
@@ -115,11 +115,14 @@ class SummaryReader:
         self._storage, self._is_dir = listing.storage, listing.is_dir
         self._local = self._storage.canonical(self._log_path)
         self._listing = listing.only(self._selection.wants_run)
-        self._runs = list(read_listed(self._listing, skip_damaged, selection=self._selection, **self._fetch_options))
         self._experiment = None
         if self._selection.needs_hparams:
-            self._experiment = select_experiment(self._listing, self._runs, self._selection)
+            self._experiment = read_listed_experiment(self._listing, self._selection, skip_damaged,
+                                                      **self._fetch_options)
             self._runs = self._experiment.runs
+        else:
+            self._runs = list(read_listed(self._listing, skip_damaged, selection=self._selection,
+                                          **self._fetch_options))
         self._frames: dict = {}
         self._children: dict[str, SummaryReader] | None = None
 

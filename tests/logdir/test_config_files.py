@@ -65,3 +65,20 @@ def test_the_fast_path_takes_what_sweep_tools_write():
         assert simple_yaml(text) is None
         assert parse_config(text.encode(), "f.yaml", "yaml") == yaml.safe_load(text)
     assert simple_yaml("a:\n\tb: 1\n") is None  # a tab: PyYAML's error (with its line) is the answer
+
+
+def test_without_pyyaml_or_a_toml_reader_the_message_says_what_to_install(monkeypatch):
+    import sys
+
+    import pytest
+
+    from tensorboard.logdir.config_files import ConfigError
+
+    monkeypatch.setitem(sys.modules, "yaml", None)
+    assert parse_config(b"lr: 0.1\nopt:\n  name: adam\n", "h.yaml", "yaml") == {"lr": 0.1, "opt": {"name": "adam"}}
+    with pytest.raises(ConfigError, match=r"h.yaml: reading YAML needs PyYAML: pip install pyyaml"):
+        parse_config(b"lr: [0.1]\n", "h.yaml", "yaml")
+    monkeypatch.setitem(sys.modules, "tomllib", None)
+    monkeypatch.setitem(sys.modules, "tomli", None)
+    with pytest.raises(ConfigError, match=r"c.toml: reading TOML on Python 3.10 needs tomli: pip install tomli"):
+        parse_config(b"a = 1\n", "c.toml", "toml")

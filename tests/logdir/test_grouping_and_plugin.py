@@ -81,3 +81,42 @@ def test_metrics_last_min_max_and_shared_tags():
         parse_metrics("loss=best")
     other = scalar_run("s", [("acc", 0, 1.0), ("loss", 0, 1.0), ("_hparams_/x", 0, 0.0)])
     assert shared_scalar_tags([run, other, RunData("empty")]) == ["loss", "acc"]
+
+
+UPSTREAM_PARSE = """
+import json, sys
+from google.protobuf import json_format
+from tensorboard.plugins.hparams import metadata
+experiment, start = (bytes.fromhex(h) for h in sys.argv[1:3])
+print(json.dumps({"experiment": json_format.MessageToDict(metadata.parse_experiment_plugin_data(experiment)),
+                  "start": json_format.MessageToDict(metadata.parse_session_start_info_plugin_data(start))}))
+"""
+
+
+def test_upstreams_hparams_plugin_parses_the_served_content(tmp_path):
+    import json
+    import subprocess
+
+    from upstream import upstream_python
+
+    from tensorboard.logdir import list_runs, read_listed
+    from tensorboard.logdir.hparams_plugin import served_hparams
+    from tensorboard.writer import SummaryWriter
+
+    for lr, opt in ((0.01, "adam"), (0.1, "sgd")):
+        with SummaryWriter(str(tmp_path / f"lr={lr},opt={opt}")) as writer:
+            for step in range(3):
+                writer.add_scalar("val/loss", lr + 1 / (step + 1), step)
+    listing = list_runs(str(tmp_path))
+    served = served_hparams(listing, list(read_listed(listing)), hparams_metrics="val/loss=min")
+    assert served.metric_values == {"lr=0.01,opt=adam": {"val/loss (min)": pytest.approx(0.01 + 1 / 3)},
+                                    "lr=0.1,opt=sgd": {"val/loss (min)": pytest.approx(0.1 + 1 / 3)}}
+    done = subprocess.run([upstream_python(), "-c", UPSTREAM_PARSE, served.experiment.hex(),
+                           served.session_starts["lr=0.1,opt=sgd"].hex()], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    parsed = json.loads(done.stdout)
+    infos = {info["name"]: info for info in parsed["experiment"]["hparamInfos"]}
+    assert infos["lr"]["type"] == "DATA_TYPE_FLOAT64" and infos["opt"]["type"] == "DATA_TYPE_STRING"
+    assert infos["opt"]["domainDiscrete"] == ["adam", "sgd"] and infos["lr"]["differs"] is True
+    assert parsed["experiment"]["metricInfos"] == [{"name": {"tag": "val/loss (min)"}}]
+    assert parsed["start"]["hparams"] == {"lr": 0.1, "opt": "sgd"}

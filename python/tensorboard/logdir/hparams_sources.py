@@ -144,6 +144,7 @@ class _Finder:
         self.storage, self.files = listing.storage, listing.files
         self.remote = listing.files is not None
         self.walked = listing.config_names or {}  # what the logdir's walk saw: no second listing
+        self.complete = listing.config_names is not None  # the walk saw every directory below the logdir
         self.names: dict[str, frozenset] = {}
 
     def _listed(self, directory: str) -> frozenset:
@@ -164,7 +165,7 @@ class _Finder:
             return url if url in self.files else None
         head, _, tail = name.rpartition("/")
         inside = os.path.join(directory, *head.split("/")) if head else directory
-        if head and inside not in self.walked and not os.path.isdir(inside):
+        if head and inside not in self.walked and (self.complete or not os.path.isdir(inside)):
             return None
         return os.path.join(inside, tail) if tail in self._listed(inside) else None
 

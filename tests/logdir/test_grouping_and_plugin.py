@@ -108,7 +108,8 @@ def test_upstreams_hparams_plugin_parses_the_served_content(tmp_path):
             for step in range(3):
                 writer.add_scalar("val/loss", lr + 1 / (step + 1), step)
     listing = list_runs(str(tmp_path))
-    served = served_hparams(listing, list(read_listed(listing)), hparams_metrics="val/loss=min")
+    served = served_hparams(listing, list(read_listed(listing)), hparams_metrics="val/loss=min",
+                            groups={"lr=0.1,opt=sgd": "opt=sgd"})
     assert served.metric_values == {"lr=0.01,opt=adam": {"val/loss (min)": pytest.approx(0.01 + 1 / 3)},
                                     "lr=0.1,opt=sgd": {"val/loss (min)": pytest.approx(0.1 + 1 / 3)}}
     done = subprocess.run([upstream_python(), "-c", UPSTREAM_PARSE, served.experiment.hex(),
@@ -119,4 +120,4 @@ def test_upstreams_hparams_plugin_parses_the_served_content(tmp_path):
     assert infos["lr"]["type"] == "DATA_TYPE_FLOAT64" and infos["opt"]["type"] == "DATA_TYPE_STRING"
     assert infos["opt"]["domainDiscrete"] == ["adam", "sgd"] and infos["lr"]["differs"] is True
     assert parsed["experiment"]["metricInfos"] == [{"name": {"tag": "val/loss (min)"}}]
-    assert parsed["start"]["hparams"] == {"lr": 0.1, "opt": "sgd"}
+    assert parsed["start"]["hparams"] == {"lr": 0.1, "opt": "sgd"} and parsed["start"]["groupName"] == "opt=sgd"

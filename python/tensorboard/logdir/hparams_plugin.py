@@ -112,11 +112,12 @@ class ServedHParams:
 
 
 def served_hparams(listing, runs, hparams_file: str | None = None, hparams_metrics=None,
-                   warn=None) -> ServedHParams:
+                   warn=None, groups: Mapping[str, str] | None = None) -> ServedHParams:
     """`ServedHParams` of decoded `runs` (RunData) of `listing`; `hparams_metrics`: the
     `--hparams_metrics 'val/loss=min,val/acc=max'` text (or {tag: aggregation}); None: every scalar tag
     the runs share, then those an add_hparams experiment names, each as its last value. Runs without any
-    hyperparameter get no session."""
+    hyperparameter get no session. `groups` ({run: group name}, e.g. `Grouping.group_of()` of `--over`)
+    become the sessions' group names, which the dashboard aggregates by."""
     from tensorboard.logdir.hparams_sources import plain_hparams, run_hparams
     from tensorboard.logdir.metrics import metric_values, parse_metrics, shared_scalar_tags
 
@@ -131,7 +132,8 @@ def served_hparams(listing, runs, hparams_file: str | None = None, hparams_metri
         choices = parse_metrics(hparams_metrics, "--hparams_metrics")
     typed = string_values_for(values)
     return ServedHParams(experiment_content(typed, choices),
-                         {run: session_start_content(found) for run, found in typed.items()}, choices,
+                         {run: session_start_content(found, (groups or {}).get(run, ""))
+                          for run, found in typed.items()}, choices,
                          {run.name: metric_values(run, choices) for run in runs if run.name in values})
 
 

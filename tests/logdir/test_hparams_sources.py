@@ -141,3 +141,25 @@ def test_hparams_file_names_are_checked():
     for bad in ("/etc/passwd.json", "../x.json", "exp.ini", "s3://b/x.json"):
         with pytest.raises(ValueError, match="--hparams_file"):
             config_files(bad)
+
+
+def test_a_cache_reads_only_changed_files_and_warns_once_per_version(tmp_path):
+    from tensorboard.logdir.hparams_sources import ConfigCache, discover_hparams
+
+    write_run(tmp_path / "a")
+    write_run(tmp_path / "b")
+    (tmp_path / "a" / "hparams.yaml").write_text("lr: 0.1\n")
+    (tmp_path / "b" / "hparams.yaml").write_text("lr: [\n")
+    cache, warned = ConfigCache(), []
+    listing = list_runs(str(tmp_path))
+    first = discover_hparams(listing, warn=warned.append, cache=cache)
+    assert first["a"]["lr"].value == 0.1 and first["b"] == {} and len(warned) == 1
+    again = discover_hparams(list_runs(str(tmp_path)), warn=warned.append, cache=cache)
+    assert again == first and len(warned) == 1  # nothing read again, the broken file not warned about twice
+    (tmp_path / "a" / "hparams.yaml").write_text("lr: 0.25\n")  # another size: read again
+    (tmp_path / "b" / "hparams.yaml").write_text("lr: 2\n")
+    changed = discover_hparams(list_runs(str(tmp_path)), warn=warned.append, cache=cache)
+    assert (changed["a"]["lr"].value, changed["b"]["lr"].value) == (0.25, 2) and len(warned) == 1
+    (tmp_path / "b" / "hparams.yaml").unlink()
+    assert discover_hparams(list_runs(str(tmp_path)), cache=cache)["b"] == {}
+    assert sorted(cache.entries) == [str(tmp_path / "a" / "hparams.yaml")]

@@ -112,19 +112,21 @@ class ServedHParams:
 
 
 def served_hparams(listing, runs, hparams_file: str | None = None, hparams_metrics=None,
-                   warn=None, groups: Mapping[str, str] | None = None) -> ServedHParams:
+                   warn=None, groups: Mapping[str, str] | None = None, cache=None) -> ServedHParams:
     """`ServedHParams` of decoded `runs` (RunData) of `listing`; `hparams_metrics`: the
     `--hparams_metrics 'val/loss=min,val/acc=max'` text (or {tag: aggregation}); None: every scalar tag
     the runs share, then those an add_hparams experiment names, each as its last value. Runs without any
     hyperparameter get no session. `groups` ({run: group name}, e.g. `Grouping.group_of()` of `--over`)
-    become the sessions' group names, which the dashboard aggregates by."""
-    from tensorboard.logdir.hparams_sources import plain_hparams, run_hparams
+    become the sessions' group names, which the dashboard aggregates by. `cache`: a
+    `hparams_sources.ConfigCache` kept between reloads (unchanged files are not read again)."""
+    from tensorboard.logdir.hparams_sources import discover_hparams, plain_hparams, run_hparams
     from tensorboard.logdir.metrics import metric_values, parse_metrics, shared_scalar_tags
 
     runs = list(runs)
     options = {} if warn is None else {"warn": warn}
-    values = {run: found for run, found in plain_hparams(run_hparams(listing, runs, hparams_file, **options)).items()
-              if found}
+    discovered = discover_hparams(listing, hparams_file, cache=cache, **options)
+    merged = run_hparams(listing, runs, hparams_file, discovered=discovered, **options)
+    values = {run: found for run, found in plain_hparams(merged).items() if found}
     if hparams_metrics is None:
         named = [tag for run in runs for tag in _named_metrics(run)]
         choices = [MetricChoice(tag) for tag in dict.fromkeys(shared_scalar_tags(runs) + named)]

@@ -227,10 +227,44 @@ def _parsed(found: dict[str, ConfigFile], payloads: dict, warn) -> dict[str, dic
     return out
 
 
-def discover_hparams(listing: Listing, hparams_file: str | None = None, warn=_warn) -> dict[str, dict[str, HParam]]:
+class ConfigCache:
+    """Parsed configuration files kept between reloads (a server's), each under its stamp: (size,
+    modification time) on a local disk, the listed size on an object store. A file whose stamp is
+    unchanged is neither read nor parsed again, and a broken one is warned about once per version."""
+
+    def __init__(self):
+        self.entries: dict[str, tuple[tuple, dict[str, Scalar] | None]] = {}
+
+    def stamp(self, listing: Listing, path: str) -> tuple:
+        if listing.files is not None:
+            return (listing.files.get(path),)
+        try:
+            info = os.stat(path)
+        except OSError:
+            return (None,)
+        return info.st_size, info.st_mtime_ns
+
+    def split(self, listing: Listing, found: dict[str, ConfigFile]):
+        """({path: parsed (None: broken)} still valid, {path: stamp} to read again)."""
+        kept, stale = {}, {}
+        for path in found:
+            stamp = self.stamp(listing, path)
+            entry = self.entries.get(path)
+            if entry is not None and entry[0] == stamp:
+                kept[path] = entry[1]
+            else:
+                stale[path] = stamp
+        for path in [path for path in self.entries if path not in found]:  # gone from the logdir
+            del self.entries[path]
+        return kept, stale
+
+
+def discover_hparams(listing: Listing, hparams_file: str | None = None, warn=_warn,
+                     cache: ConfigCache | None = None) -> dict[str, dict[str, HParam]]:
     """{run: {key: HParam}} from the configuration files and path segments of `listing`'s runs (not
     from event files: see `logged_hparams`), by `PRECEDENCE`. `warn(ConfigError)` is called once per
-    file that can't be used (default: a ConfigFileWarning)."""
+    file that can't be used (default: a ConfigFileWarning). With a `cache` (kept by a server between
+    reloads), unchanged files are taken from it."""
     wanted = config_files(hparams_file)
     rank = {config.name: i for i, config in enumerate(wanted)}
     finder = _Finder(listing)
@@ -251,7 +285,14 @@ def discover_hparams(listing: Listing, hparams_file: str | None = None, warn=_wa
             files.extend(here)
         files.sort(key=lambda item: rank[item[1].name])  # stable: nearest first within each source
         per_run[run] = (files, parts)
-    parsed = _parsed(found, read_config_bytes(listing, list(found)), warn)
+    if cache is None:
+        parsed = _parsed(found, read_config_bytes(listing, list(found)), warn)
+    else:
+        kept, stale = cache.split(listing, found)
+        fresh = _parsed({path: found[path] for path in stale}, read_config_bytes(listing, list(stale)), warn)
+        for path, stamp in stale.items():
+            cache.entries[path] = (stamp, fresh.get(path))
+        parsed = {**{path: values for path, values in kept.items() if values is not None}, **fresh}
     out: dict[str, dict[str, HParam]] = {}
     for run, (files, parts) in per_run.items():
         merged: dict[str, HParam] = {}

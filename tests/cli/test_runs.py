@@ -177,3 +177,30 @@ def test_ls_where_over_archive_restore_rm_on_s3():
         assert runs("rm", "s3://bucket/logs", "--where", "lr < 0.05", "--yes", "--force").count("deleted ") == 2
         assert [name for name, _ in list_runs("s3://bucket/logs", server.storage_options()).runs] == \
             ["lr=0.1,seed=1", "lr=0.1,seed=2"]
+
+
+def test_a_relative_logdir_archives_beside_it_and_roots_are_refused(tmp_path):
+    from tensorboard.logdir.archive import archive_root
+    from tensorboard.logdir.discovery import Listing
+
+    logdir = tmp_path / "logs"
+    make_sweep(logdir)
+    done = subprocess.run([sys.executable, "-m", "tensorboard.cli.runs", "archive", ".", "lr=0.1,seed=1"],
+                          capture_output=True, text=True, timeout=300, cwd=logdir,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "python")})
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "logs.archived" / "lr=0.1,seed=1").is_dir() and not (logdir / "lr=0.1,seed=1").exists()
+    for root, message in (("/", "file system's root"), ("s3://bucket", "bucket's root"),
+                          ("s3://bucket/", "bucket's root")):
+        files = {} if root.startswith("s3") else None
+        with pytest.raises(ValueError, match=message):
+            archive_root(Listing(None, [], root=root, files=files))
+    assert archive_root(Listing(None, [], root="s3://bucket/a/logs/", files={})) == "s3://bucket/a/logs.archived"
+
+
+def test_nested_runs_are_found_whatever_sorts_between_them(tmp_path):
+    from tensorboard.logdir.run_table import nested_runs
+
+    found = nested_runs({"a": "r/a", "b": "r/a/b", "c": "r/a/b c", "x": "r/a/b/x", "z": "r/z"}, "/")
+    assert found == {"r/a": ["r/a/b", "r/a/b/x", "r/a/b c"], "r/a/b": ["r/a/b/x"], "r/a/b/x": [], "r/a/b c": [],
+                     "r/z": []}

@@ -22,9 +22,9 @@ import shutil
 import uuid
 from dataclasses import dataclass
 
-from tensorboard.logdir.discovery import Listing
+from tensorboard.logdir.discovery import Listing, directory_parts
 from tensorboard.logdir.names import TOP_RUN, run_parts
-from tensorboard.logdir.run_table import run_directories
+from tensorboard.logdir.run_table import nested_runs, run_directories
 
 ARCHIVE_SUFFIX = ".archived"
 DELETING = ".deleting"
@@ -40,47 +40,66 @@ class Move:
 
 
 def archive_root(listing: Listing) -> str:
-    """The archive of `listing`'s logdir: its sibling `<logdir>.archived`."""
-    root = listing.root.rstrip("/" if listing.files is not None else os.sep)
-    if not root or root in ("/", os.sep) or root.endswith("://"):
-        raise ValueError(f"{listing.root!r}: runs of a file system's or bucket's root can't be archived beside it")
+    """The archive of `listing`'s logdir: its sibling `<logdir>.archived` (an absolute path locally)."""
+    if listing.files is not None:
+        root = listing.root.rstrip("/")
+        if "/" not in root.split("://", 1)[-1]:
+            raise ValueError(f"{listing.root!r}: the runs of a bucket's root can't be archived beside it "
+                             "(serve a prefix, s3://bucket/logs)")
+        return root + ARCHIVE_SUFFIX
+    root = os.path.abspath(listing.root)
+    if os.path.dirname(root) == root:
+        raise ValueError(f"{listing.root!r}: the runs of a file system's root can't be archived beside it")
     return root + ARCHIVE_SUFFIX
 
 
-def _join(listing: Listing, root: str, run: str) -> str:
-    parts = run_parts(run)
+def _target(listing: Listing, target_root: str, directory: str) -> str:
+    """Where `directory` (a run's, below the logdir) goes below `target_root`, by the same relative path."""
+    parts = directory_parts(listing.root, directory)
     if listing.files is not None:
-        return "/".join([root.rstrip("/"), *parts])
-    return os.path.join(root, *parts)
+        return "/".join([target_root.rstrip("/"), *parts])
+    return os.path.join(target_root, *parts)
 
 
 def plan_moves(listing: Listing, runs: list[str], target_root: str) -> list[Move]:
-    """The moves taking `runs` of `listing` below `target_root`, each to its own name.
+    """The moves taking `runs` of `listing` below `target_root`, each by its path below the logdir.
 
     A run whose directory holds other runs moves them too: they must be among `runs` (they are then
     not moved again). Raises ValueError for the logdir's own run ".", for a run holding runs not
     chosen, and for a target that exists.
     """
+    if TOP_RUN in runs:
+        raise ValueError("the run '.' is the logdir itself; it can't be moved out of the logdir")
     directories = run_directories(listing)
     sep = "/" if listing.files is not None else os.sep
-    chosen = set(runs)
-    if TOP_RUN in chosen:
-        raise ValueError("the run '.' is the logdir itself; it can't be moved out of the logdir")
+    nested = nested_runs(directories, sep)
+    names = {directory: run for run, directory in directories.items()}
+    chosen = {directories[run] for run in runs}
     moves = []
     for run in runs:
         directory = directories[run]
-        inside = [other for other, path in directories.items()
-                  if other != run and path.startswith(directory.rstrip(sep) + sep)]
-        strangers = [other for other in inside if other not in chosen]
+        strangers = [names[inner] for inner in nested.get(directory, []) if inner not in chosen]
         if strangers:
             raise ValueError(f"run {run!r} holds other runs ({', '.join(sorted(strangers)[:5])}); choose them too")
-        if any(directory.startswith(directories[other].rstrip(sep) + sep) for other in chosen if other != run):
+        if any(parent in chosen for parent in _parents(directory, listing.root, sep)):
             continue  # moved with the run that holds it
-        target = _join(listing, target_root, run)
+        target = _target(listing, target_root, directory)
         if _exists(listing, target):
             raise ValueError(f"run {run!r}: {target} exists already; move or remove it first")
         moves.append(Move(run, directory, target))
     return moves
+
+
+def _parents(directory: str, root: str, sep: str):
+    """The directories above `directory`, below the logdir `root`."""
+    root = root.rstrip(sep)
+    current = directory.rstrip(sep)
+    while True:
+        head = current.rsplit(sep, 1)[0] if sep in current else ""
+        if not head or head == current or len(head) <= len(root):
+            return
+        yield head
+        current = head
 
 
 def _exists(listing: Listing, path: str) -> bool:
@@ -119,8 +138,16 @@ def remove_run(listing: Listing, move: Move) -> None:
     first leaves the logdir by one rename to `move.target`, then its files are deleted; on an object
     store its objects are deleted where they are."""
     if listing.files is None:
-        move_run(listing, move)
-        shutil.rmtree(move.target)
+        doomed = move.target
+        os.makedirs(os.path.dirname(doomed), exist_ok=True)
+        try:
+            os.rename(move.source, doomed)
+        except OSError as err:
+            if err.errno != errno.EXDEV:
+                raise
+            doomed = move.source  # the archive is on another file system: deleted in place
+        shutil.rmtree(doomed)
+        prune_empty(os.path.dirname(move.source), _top(move.source, move.run))
         prune_empty(os.path.dirname(move.target), os.path.dirname(archive_root(listing)))
         return
     fs = listing.storage.fs

@@ -40,17 +40,18 @@ def run_directories(listing: Listing) -> dict[str, str]:
             for run, paths in listing.runs if paths}
 
 
-def _nested(directories: dict[str, str], sep: str) -> dict[str, list[str]]:
-    """{run directory: the directories of other runs below it}."""
-    ordered = sorted(directories.values())
+def nested_runs(directories: dict[str, str], sep: str) -> dict[str, list[str]]:
+    """{run directory: the directories of other runs below it}. Sorted by their parts, a directory's
+    descendants follow it, so each is found by a scan that stops at the first stranger."""
+    ordered = sorted(directories.values(), key=lambda directory: directory.rstrip(sep).split(sep))
     out: dict[str, list[str]] = {}
     for i, directory in enumerate(ordered):
         head = directory.rstrip(sep) + sep
         below = []
-        for other in ordered[i + 1:]:
-            if not other.startswith(head):
-                break
-            below.append(other)
+        j = i + 1
+        while j < len(ordered) and ordered[j].startswith(head):
+            below.append(ordered[j])
+            j += 1
         out[directory] = below
     return out
 
@@ -80,7 +81,7 @@ def run_sizes(listing: Listing) -> dict[str, int]:
     """{run: bytes of every file in its directory tree, other runs' trees left out}."""
     directories = run_directories(listing)
     remote = listing.files is not None
-    nested = _nested(directories, "/" if remote else os.sep)
+    nested = nested_runs(directories, "/" if remote else os.sep)
     sizes = {}
     for run, directory in directories.items():
         below = nested.get(directory, [])

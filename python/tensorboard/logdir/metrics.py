@@ -3,7 +3,6 @@
 run shares (the default metrics of the HParams dashboard) and a run's step range and last write."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Iterable, Literal, Mapping, NamedTuple
 
@@ -62,31 +61,31 @@ def shared_scalar_tags(runs: Iterable) -> list[str]:
 
 def metric_values(run, choices: Iterable[MetricChoice]) -> dict[str, float | None]:
     """{display tag: value} of one run (a `RunData`): the last value is the one at the highest step
-    (the last logged there); min and max ignore NaN. None when the run lacks the tag."""
+    (the last logged there); min and max ignore NaN. None when the run lacks the tag (or, for min
+    and max, holds only NaN). Column-wise: a sweep's runs ls computes this for every run."""
     choices = list(choices)
-    if not choices or not run.holds("scalars"):
-        return {choice.display_tag: None for choice in choices}
+    out: dict[str, float | None] = {choice.display_tag: None for choice in choices}
+    if not choices or not run.holds("scalars") or not len(run.scalars):
+        return out
+    import numpy as np
+
     store = run.scalars
-    wanted = {store.tag_ids[c.tag] for c in choices if c.tag in store.tag_ids}
-    last: dict[int, tuple[int, float]] = {}
-    low: dict[int, float] = {}
-    high: dict[int, float] = {}
-    for tid, step, value in zip(store.tags, store.steps, store.values):
-        if tid not in wanted:
-            continue
-        old = last.get(tid)
-        if old is None or step >= old[0]:
-            last[tid] = (step, value)
-        if not math.isnan(value):
-            low[tid] = min(low.get(tid, value), value)
-            high[tid] = max(high.get(tid, value), value)
-    out: dict[str, float | None] = {}
+    tags = np.frombuffer(store.tags, np.int32)
+    steps = np.frombuffer(store.steps, np.int64)
+    values = np.frombuffer(store.values, np.float64)
     for choice in choices:
         tid = store.tag_ids.get(choice.tag)
+        if tid is None:
+            continue
+        rows = np.flatnonzero(tags == tid)
+        if not len(rows):
+            continue
+        picked = values[rows]
         if choice.aggregation == "last":
-            out[choice.display_tag] = last[tid][1] if tid in last else None
-        else:
-            out[choice.display_tag] = (low if choice.aggregation == "min" else high).get(tid)
+            at = steps[rows]
+            out[choice.display_tag] = float(picked[np.flatnonzero(at == at.max())[-1]])
+        elif not np.isnan(picked).all():
+            out[choice.display_tag] = float(np.nanmin(picked) if choice.aggregation == "min" else np.nanmax(picked))
     return out
 
 
@@ -100,11 +99,14 @@ class Extent(NamedTuple):
 
 def run_extent(run) -> Extent:
     """The step range and last wall time of a run's rows, every kind counted."""
+    import numpy as np
+
     first = last = wall = None
     for store in run.stores():
         if not len(store):
             continue
-        lo, hi, w = min(store.steps), max(store.steps), max(store.walls)
+        steps, walls = np.frombuffer(store.steps, np.int64), np.frombuffer(store.walls, np.float64)
+        lo, hi, w = int(steps.min()), int(steps.max()), float(walls.max())
         first = lo if first is None else min(first, lo)
         last = hi if last is None else max(last, hi)
         wall = w if wall is None else max(wall, w)

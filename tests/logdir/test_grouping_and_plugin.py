@@ -121,3 +121,21 @@ def test_upstreams_hparams_plugin_parses_the_served_content(tmp_path):
     assert infos["opt"]["domainDiscrete"] == ["adam", "sgd"] and infos["lr"]["differs"] is True
     assert parsed["experiment"]["metricInfos"] == [{"name": {"tag": "val/loss (min)"}}]
     assert parsed["start"]["hparams"] == {"lr": 0.1, "opt": "sgd"} and parsed["start"]["groupName"] == "opt=sgd"
+
+
+def test_aggregate_and_discovery_for_runs_a_server_found_itself(tmp_path):
+    from tensorboard.events.storage import storage_for
+    from tensorboard.logdir.discovery import Listing
+    from tensorboard.logdir.hparams_sources import discover_hparams
+    from tensorboard.logdir.metrics import aggregate
+
+    assert aggregate([0, 2, 1, 2], [5.0, 1.0, float("nan"), 3.0], "last") == 3.0
+    assert aggregate([0, 1], [float("nan"), 2.0], "min") == 2.0 and aggregate([], [], "max") is None
+    assert aggregate([0], [float("nan")], "max") is None
+    (tmp_path / "job" / ".hydra").mkdir(parents=True)
+    (tmp_path / "job" / ".hydra" / "config.yaml").write_text("lr: 0.1\n")
+    (tmp_path / "job" / "tb").mkdir()
+    found = discover_hparams(Listing(storage_for(str(tmp_path)), [], root=str(tmp_path)),
+                             directories={"job/tb": str(tmp_path / "job" / "tb"), "seed=2": str(tmp_path / "seed=2")})
+    assert found["job/tb"]["lr"].value == 0.1 and found["job/tb"]["lr"].source == "hydra"
+    assert found["seed=2"]["seed"].value == 2

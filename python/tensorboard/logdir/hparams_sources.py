@@ -26,7 +26,7 @@ import posixpath
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Iterable, Literal, NamedTuple
+from typing import Iterable, Literal, Mapping, NamedTuple
 
 from tensorboard.logdir import fetch
 from tensorboard.logdir.config_files import (
@@ -260,21 +260,26 @@ class ConfigCache:
 
 
 def discover_hparams(listing: Listing, hparams_file: str | None = None, warn=_warn,
-                     cache: ConfigCache | None = None) -> dict[str, dict[str, HParam]]:
+                     cache: ConfigCache | None = None,
+                     directories: Mapping[str, str] | None = None) -> dict[str, dict[str, HParam]]:
     """{run: {key: HParam}} from the configuration files and path segments of `listing`'s runs (not
     from event files: see `logged_hparams`), by `PRECEDENCE`. `warn(ConfigError)` is called once per
     file that can't be used (default: a ConfigFileWarning). With a `cache` (kept by a server between
-    reloads), unchanged files are taken from it."""
+    reloads), unchanged files are taken from it.
+
+    `directories` ({run: its directory}, below `listing.root`) replaces `listing.runs` for a caller
+    that found runs itself (a server): `Listing(storage, [], root=ROOT)` is then enough locally (each
+    directory is listed once), plus `files=` the store's {URL: size} listing on an object store."""
     wanted = config_files(hparams_file)
     rank = {config.name: i for i, config in enumerate(wanted)}
     finder = _Finder(listing)
     in_directory: dict[str, list[tuple[str, ConfigFile]]] = {}  # each directory looked at once
     per_run: dict[str, tuple[list[tuple[str, ConfigFile]], tuple[str, ...]]] = {}
     found: dict[str, ConfigFile] = {}
-    for run, paths in listing.runs:
-        if not listing.is_dir or not paths:
-            continue
-        chain, parts = _chain(listing, _run_directory(listing, paths))
+    if directories is None:
+        directories = {run: _run_directory(listing, paths) for run, paths in listing.runs if paths and listing.is_dir}
+    for run, run_directory in directories.items():
+        chain, parts = _chain(listing, run_directory)
         files = []
         for directory in chain:
             here = in_directory.get(directory)

@@ -75,18 +75,26 @@ def metric_values(run, choices: Iterable[MetricChoice]) -> dict[str, float | Non
     values = np.frombuffer(store.values, np.float64)
     for choice in choices:
         tid = store.tag_ids.get(choice.tag)
-        if tid is None:
-            continue
-        rows = np.flatnonzero(tags == tid)
-        if not len(rows):
-            continue
-        picked = values[rows]
-        if choice.aggregation == "last":
-            at = steps[rows]
-            out[choice.display_tag] = float(picked[np.flatnonzero(at == at.max())[-1]])
-        elif not np.isnan(picked).all():
-            out[choice.display_tag] = float(np.nanmin(picked) if choice.aggregation == "min" else np.nanmax(picked))
+        if tid is not None:
+            rows = np.flatnonzero(tags == tid)
+            out[choice.display_tag] = aggregate(steps[rows], values[rows], choice.aggregation)
     return out
+
+
+def aggregate(steps, values, aggregation: Aggregation) -> float | None:
+    """One series (steps and values in the order logged, NumPy arrays or sequences) as one number: its
+    value at the highest step (the last logged there), or its lowest or highest value ignoring NaN;
+    None for an empty series (or only NaN, for min and max)."""
+    import numpy as np
+
+    steps, values = np.asarray(steps), np.asarray(values, np.float64)
+    if not len(values):
+        return None
+    if aggregation == "last":
+        return float(values[np.flatnonzero(steps == steps.max())[-1]])
+    if np.isnan(values).all():
+        return None
+    return float(np.nanmin(values) if aggregation == "min" else np.nanmax(values))
 
 
 class Extent(NamedTuple):

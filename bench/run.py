@@ -100,7 +100,8 @@ def extras_plan(reps: int) -> list[tuple[str, list[str], float]]:
             ("jax_step_overhead.py", ["--pairs", str(10 * reps)], 1800), ("first_call.py", ["--reps", str(reps)], 1800),
             ("report_export.py", ["--reps", str(reps)], 3600), ("serving.py", ["--runs", "1000", "10000"], 3600),
             ("sweeps.py", ["--runs", "1000", "10000", "--reps", str(max(reps, 3))], 3600),
-            ("reduce.py", ["--reps", str(reps)], 1800), ("auth_load.py", ["--reps", str(max(reps, 3))], 1800),
+            ("reduce.py", ["--reps", str(reps)], 1800), ("experiments.py", ["--reps", str(max(reps, 3))], 3600),
+            ("auth_load.py", ["--reps", str(max(reps, 3))], 1800),
             ("system_cost.py", ["--reps", str(max(reps, 5))], 1800), ("plot_figures.py", ["--reps", str(reps)], 5400)]
 
 

@@ -42,7 +42,7 @@ fi
 [ -x .venv/bin/python ] || die ".venv is missing: run 'make install' (installer.sh) first"
 MAIN_DEPS="pytest pytest-timeout hypothesis crc32c numpy pillow matplotlib scikit-learn jax jaxlib flax onnx \
 moto[server] waitress s3fs fsspec boto3 obstore==0.12.1 playwright requests psutil nvidia-ml-py keras dask[dataframe] distributed ruff \
-ipykernel nbclient nbformat"
+ipykernel nbclient nbformat hydra-core>=1.3,<1.4"
 if ! stamp_ok .venv "$MAIN_DEPS $TORCH_WHEEL"; then
   log "installing test dependencies into .venv"
   bash tools/pip_install.sh .venv -c "$(pins .venv)" "$TORCH_WHEEL" $MAIN_DEPS

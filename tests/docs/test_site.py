@@ -13,8 +13,9 @@ from readme_examples import DOCS, README, doc_pages, example_env, installed_by_p
 
 NAV_PAGES = ["index", "workflows/pytorch", "workflows/torch-utils-tensorboard", "workflows/lightning",
              "workflows/transformers", "workflows/jax", "workflows/keras", "workflows/mxnet", "workflows/sharing",
-             "workflows/large-sweeps", "workflows/seeds", "logging", "reading", "figures", "troubleshooting",
-             "guarantees", "security", "refusals", "gpu", "moving-over", "packaging", "compatibility", "api/index",
+             "workflows/large-sweeps", "workflows/seeds", "logging", "reading", "figures", "experiments",
+             "troubleshooting", "guarantees", "security", "refusals", "gpu", "moving-over", "packaging",
+             "compatibility", "api/index",
              "api/tensorboard", "api/mxboard", "api/summary", "api/reader", "api/report", "api/projector", "api/graph",
              "api/integrations",
              "api/distributed", "api/system", "api/event_file_writer", "api/event_file", "api/convert", "benchmarks",

@@ -1,5 +1,5 @@
 """docs/troubleshooting.md names only what exists: every `--flag` on the page is an option of the `tensorboard`
-command (the source tree's launcher, `--helpfull`) or of `tensorboard export` / `tensorboard reduce`; each
+command (the source tree's launcher, `--helpfull`) or of `tensorboard export` / `reduce` / `runs`; each
 command line the page shows uses its own command's options; the keyword arguments it passes to `SummaryWriter`
 and `SummaryReader` are theirs. The reader's row of its restart table holds for `SummaryReader` and
 `tensorboard export`."""
@@ -23,7 +23,8 @@ PAGE = page("troubleshooting.md")
 LAUNCHER = REPO / "tests" / "serving" / "run_launcher.py"
 # the help screens that list each command's options: the launcher's whole list, export's two front doors
 HELP_ARGS = {"tensorboard": [["--helpfull"]], "export": [["export", "--help"], ["export", "--out", "p.html", "--help"]],
-             "reduce": [["reduce", "--help"]]}
+             "reduce": [["reduce", "--help"]],
+             "runs": [["runs", "ls", "--help"], ["runs", "archive", "--help"], ["runs", "rm", "--help"]]}
 FLAG = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*")
 
 
@@ -37,7 +38,7 @@ def options(command: str) -> frozenset[str]:
         for line in result.stdout.splitlines():
             if re.match(r"^ {2}-", line):  # an option's line: its names, then (after two spaces) its help
                 found.update(FLAG.findall(re.split(r"\s{2,}", line.strip())[0]))
-    assert "--logdir" in found, command
+    assert "--logdir" in found or command == "runs", command  # runs takes LOGDIR first
     return frozenset(found)
 
 
@@ -53,14 +54,14 @@ def test_the_page_names_flags():
 
 
 def test_every_flag_on_the_page_exists():
-    known = options("tensorboard") | options("export") | options("reduce")
+    known = options("tensorboard") | options("export") | options("reduce") | options("runs")
     assert set(FLAG.findall(PAGE)) <= known, sorted(set(FLAG.findall(PAGE)) - known)
 
 
 @pytest.mark.parametrize("line", command_lines())
 def test_every_command_line_uses_its_commands_options(line):
     word = line.split()[1]
-    command = word if word in ("export", "reduce") else "tensorboard"
+    command = word if word in ("export", "reduce", "runs") else "tensorboard"
     assert not re.fullmatch(r"[a-z]+", word) or command != "tensorboard", f"no subcommand {word!r}: {line}"
     assert set(FLAG.findall(line)) <= options(command), (line, sorted(set(FLAG.findall(line)) - options(command)))
 

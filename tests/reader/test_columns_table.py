@@ -32,8 +32,11 @@ EXTRAS = [code_spans(row["Column"])[0] for row in table(SECTION, "Column")]  # t
 
 def trailing_extras(prop: str) -> list[str]:
     """The extra columns a property gets at the end when all are asked for, as the sentence above the table says."""
-    assert "to every property but\n`hparams_table` (`hparams` gets `dir_name` and `file_name` only)" in SECTION
-    return [] if prop == "hparams_table" else [c for c in EXTRAS if c != "wall_time"] if prop == "hparams" else EXTRAS
+    assert "to every property but\n`hparams_table` and `hparams_sources` (`hparams` gets `dir_name` and " \
+           "`file_name` only)" in SECTION
+    if prop in ("hparams_table", "hparams_sources"):
+        return []
+    return [c for c in EXTRAS if c != "wall_time"] if prop == "hparams" else EXTRAS
 
 
 @pytest.fixture(scope="module")
@@ -144,7 +147,8 @@ def test_wide_form_columns(logdir):
     long_rows = documented()
     wide_rows = table(SECTION.split("With `pivot=True`", 1)[1], "Property")  # the table after the long-form one
     reader = SummaryReader(logdir)
-    kinds = [prop for prop in long_rows if prop not in ("hparams", "hparams_table")]  # the ones with tags
+    kinds = [prop for prop in long_rows
+             if prop not in ("hparams", "hparams_table", "hparams_sources")]  # the ones with tags
     tags = {prop: sorted(set(reader.get_events(prop).tag)) for prop in kinds}
     checked = set()
     for extras in (False, True):

@@ -18,8 +18,8 @@ package, which is also called `tensorboard` and is installed in site-packages:
 * upstream's "TensorFlow installation not found" line is dropped: running without
   TensorFlow is this product's design, not a degraded mode (other messages pass through);
 * TENSORBOARD_STANDALONE_VERBOSE=1 prints where the renderer was imported from;
-* `tensorboard export ...`, `tensorboard reduce ...` and `tensorboard plot ...` run our logger
-  package's commands (tensorboard.cli.export, tensorboard.cli.reduce, tensorboard.cli.plot), not the renderer;
+* `tensorboard export ...`, `tensorboard reduce ...`, `tensorboard plot ...` and `tensorboard runs ...` run our
+  logger package's commands (tensorboard.cli.export, .reduce, .plot and .runs), not the renderer;
 * `--data_provider={auto,standalone,native,multiplexer}` chooses the data path (by default our reader,
   wherever it reads the logdir; see tensorboard.serving.paths and docs/serving.md), and one start-up
   line says which path serves.
@@ -300,11 +300,11 @@ def our_flag_loaders(program):
     return [paths.DataPathFlag(), access.AccessFlags()]
 
 
-SUBCOMMANDS = ("export", "reduce", "plot")  # ours, each a module of tensorboard.cli
+SUBCOMMANDS = ("export", "reduce", "plot", "runs")  # ours, each a module of tensorboard.cli
 
 
 def run_subcommand(workspace_root, name, args):
-    """`tensorboard export ARGS`, `reduce ARGS` or `plot ARGS`: our logger package's command (the
+    """`tensorboard export ARGS`, `reduce ARGS`, `plot ARGS` or `runs ARGS`: our logger package's command (the
     installed one; in a source checkout, the tree next to this file). The renderer is never imported."""
     ours = os.path.join(workspace_root, "python")
     if os.path.isfile(os.path.join(ours, "tensorboard", "__init__.py")):  # runfiles hold only _version.py
@@ -321,7 +321,7 @@ def run_subcommand(workspace_root, name, args):
 
 
 def main(argv=None):
-    """Entry point: run upstream TensorBoard with our defaults (or our own `export`, `reduce` and `plot`)."""
+    """Entry point: run upstream TensorBoard with our defaults (or our own `export`, `reduce`, `plot` and `runs`)."""
     argv = list(sys.argv if argv is None else argv)
     workspace_root, renderer_root = runfiles_paths(__file__)
     if argv[1:2] and argv[1] in SUBCOMMANDS:

@@ -17,7 +17,7 @@ from tensorboard.events.record import frame as frame_record
 from tensorboard.events.storage import LOCAL
 from tensorboard.events.wire import summary_event
 from tensorboard.logdir import Selection, is_event_file
-from tensorboard.logdir.arguments import add_run_filter_arguments, add_writing_arguments
+from tensorboard.logdir.arguments import add_experiment_arguments, add_run_filter_arguments, add_writing_arguments
 from tensorboard.logdir.output import contained_path, write_directory_atomically
 from tensorboard.logdir.selection import CLI_FLAGS
 from tensorboard.stats.reduction import DUPLICATE_STEPS, REDUCE_OPS, check_ops
@@ -40,6 +40,7 @@ def parser() -> argparse.ArgumentParser:
                    help="with --logdir: runs whose names are equal once REGEX's matches are removed form one group "
                         r"(e.g. '_seed\d+'); each group is written to OUT/<group>/")
     add_run_filter_arguments(p)
+    add_experiment_arguments(p, over=True)
     p.add_argument("--tags", default=None, help="regex: only scalar tags that match")
     p.add_argument("--lax-steps", action="store_true", help="reduce runs whose steps differ, at the steps all have")
     p.add_argument("--lax-tags", action="store_true", help="reduce runs whose tags differ, each tag over its runs")
@@ -158,9 +159,15 @@ def _main(argv: list[str] | None) -> int:
         ops = check_ops(args.ops, "--ops")
         if bool(args.run_dirs) == bool(args.logdir):
             raise ValueError("give either RUN_DIRs or --logdir")
-        if args.group_by is not None and not args.logdir:
-            raise ValueError("--group_by groups the runs of --logdir")
-        selection = Selection.of(args.runs, args.tags, None, {"scalars"}, flags=CLI_FLAGS, exclude=args.exclude)
+        for flag, value in (("--group_by", args.group_by), ("--over", args.over), ("--where", args.where),
+                            ("--hparams_file", args.hparams_file)):
+            if value is not None and not args.logdir:
+                verb = "groups" if flag in ("--group_by", "--over") else "chooses among"
+                raise ValueError(f"{flag} {verb} the runs of --logdir")
+        if args.group_by is not None and args.over is not None:
+            raise ValueError("give --group_by (a regex over run names) or --over (hyperparameters), not both")
+        selection = Selection.of(args.runs, args.tags, None, {"scalars"}, flags=CLI_FLAGS, exclude=args.exclude,
+                                 where=args.where, over=args.over, hparams_file=args.hparams_file)
         check_out_runs(args.out, args.force)
         import pandas  # noqa: F401
     except ImportError:
@@ -171,11 +178,21 @@ def _main(argv: list[str] | None) -> int:
         return 2
     started = time.monotonic()
     try:
+        from tensorboard.logdir.experiment import read_experiment
         from tensorboard.stats import read_sources, reduce_groups
 
-        runs = read_sources(args.logdir or args.run_dirs, selection)
+        groups = None
+        if args.logdir:
+            experiment = read_experiment(args.logdir, None, selection, over_flag="--over")
+            runs = experiment.runs
+            groups = _groups(experiment, args.group_by, args.quiet)
+        else:
+            runs = read_sources(args.run_dirs, selection)
+        if not runs:
+            raise ValueError("no run to reduce" + (f" matches --where {args.where!r}" if args.where else ""))
         needed = tuple(dict.fromkeys(ops + BANDS[args.band][1]))
-        frame = reduce_groups(runs, needed, args.group_by, lax_steps=args.lax_steps, lax_tags=args.lax_tags,
+        frame = reduce_groups(runs, needed, args.group_by if groups is None else None, groups,
+                              lax_steps=args.lax_steps, lax_tags=args.lax_tags,
                               min_runs_per_step=args.min_runs_per_step, duplicate_steps=args.handle_dup_steps)
         count = write_directory_atomically(args.out, lambda tmp: write_reduced(frame, tmp, ops, args.band))
     except (OSError, ValueError, OverflowError) as err:
@@ -185,6 +202,31 @@ def _main(argv: list[str] | None) -> int:
         print(f"tensorboard reduce: wrote {count} runs from {len(runs)} to {args.out} "
               f"({time.monotonic() - started:.1f} s)", file=sys.stderr)
     return 0
+
+
+def _groups(experiment, group_by: str | None, quiet: bool) -> dict[str, list[str]] | None:
+    """--over's groups ({group: runs}; None without --over), telling on stderr what the user should
+    know: groups of one run, runs lacking an --over key, and --group_by groups whose runs differ in a
+    hyperparameter the regex does not name (so they are not seeds of one configuration)."""
+    from tensorboard.logdir.grouping import mixed_groups
+    from tensorboard.stats.grouping import group_runs
+
+    notes: list[str] = []
+    groups = None
+    if experiment.grouping is not None:
+        notes = list(experiment.grouping.notes)
+        groups = {group.name: list(group.runs) for group in experiment.grouping.groups}
+    elif group_by is not None:
+        by_regex = group_runs([run.name for run in experiment.runs], group_by, "--group_by")
+        values = experiment.values
+        named = [key for key in {key for row in values.values() for key in row} if key in group_by]
+        for name, keys in mixed_groups(by_regex, values, ignore=named).items():
+            notes.append(f"group {name!r} holds runs that differ in {', '.join(keys[:5])}")
+        notes += [f"group {name!r} holds one run" for name, runs in by_regex.items() if len(runs) == 1]
+    if not quiet:
+        for note in notes:
+            print(f"tensorboard reduce: note: {note}", file=sys.stderr)
+    return groups
 
 
 if __name__ == "__main__":

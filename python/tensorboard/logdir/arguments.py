@@ -26,6 +26,21 @@ def add_run_filter_arguments(parser: argparse.ArgumentParser) -> None:
                         help="regex: leave out runs whose name matches (after --runs)")
 
 
+def add_experiment_arguments(parser: argparse.ArgumentParser, over: bool = False) -> None:
+    """--where and --hparams_file (and, with `over`, --over): runs chosen by their hyperparameters
+    (see `logdir.query`, `logdir.hparams_sources`, `logdir.grouping`)."""
+    parser.add_argument("--where", default=None, metavar="QUERY",
+                        help="only runs whose hyperparameters match, e.g. 'lr < 0.01 and optimizer == \"adam\"' "
+                             "(names, `run`, == != < <= > >= in, not in, and, or, not, parentheses)")
+    parser.add_argument("--hparams_file", "--hparams-file", dest="hparams_file", default=None, metavar="NAME",
+                        help="also read hyperparameters from NAME (.json, .yaml or .toml) in each run's directory "
+                             "or a parent up to the logdir")
+    if over:
+        parser.add_argument("--over", default=None, metavar="KEYS",
+                            help="comma-separated hyperparameters (e.g. seed) the runs of one configuration differ "
+                                 "in: runs agreeing on every other hyperparameter form a group")
+
+
 def add_writing_arguments(parser: argparse.ArgumentParser) -> None:
     """--force and --quiet."""
     parser.add_argument("--force", action="store_true", help="replace --out if it exists (default: refuse)")
@@ -38,6 +53,15 @@ def check_reading_arguments(args: argparse.Namespace) -> None:
     compile_pattern("--runs", args.runs)
     compile_pattern("--exclude", args.exclude)
     compile_pattern("--tags", args.tags)
+    check_experiment_arguments(args)
+
+
+def check_experiment_arguments(args: argparse.Namespace) -> None:
+    """A ValueError naming the option for a --where, --over or --hparams_file that can't be used."""
+    from tensorboard.logdir.selection import CLI_FLAGS, Selection
+
+    Selection.of(flags=CLI_FLAGS, where=getattr(args, "where", None), over=getattr(args, "over", None),
+                 hparams_file=getattr(args, "hparams_file", None))
 
 
 def smoothing_weight(text: str) -> float:

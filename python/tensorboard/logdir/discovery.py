@@ -31,17 +31,23 @@ def is_event_file(name: str) -> bool:
 @dataclass
 class Listing:
     """One look at a logdir: its storage, its runs [(name, [event file paths in name order])] in
-    depth-first name order, each file's listed size (object stores only) and whether it is a directory."""
+    depth-first name order, each file's listed size (object stores only), whether it is a directory,
+    the logdir's canonical path and, where configuration files are looked up (`logdir.hparams_sources`)
+    without listing again: on object stores every file the listing found, {URL: size}; on local disks
+    {directory: names of its .json, .yaml, .yml and .toml files} for every directory the walk visited."""
 
     storage: object
     runs: list[tuple[str, list[str]]]
     sizes: dict[str, int] = field(default_factory=dict)
     is_dir: bool = True
+    root: str = ""
+    files: dict[str, int] | None = None
+    config_names: dict[str, frozenset] | None = None
 
     def only(self, wanted: Callable[[str], bool]) -> "Listing":
         """The runs whose name `wanted` accepts (nothing is fetched for the others)."""
         return Listing(self.storage, [(run, paths) for run, paths in self.runs if wanted(run)], self.sizes,
-                       self.is_dir)
+                       self.is_dir, self.root, self.files, self.config_names)
 
 
 def open_storage(log_path: str, storage_options: dict | None, check: bool = True, concurrency: int | None = None):
@@ -70,12 +76,13 @@ def list_runs(log_path: str | os.PathLike, storage_options: dict | None = None, 
     if remote:
         return _list_object_store(storage, log_path)
     if not storage.isdir(log_path):
-        return Listing(storage, [(TOP_RUN, [log_path])], {}, False)
+        return Listing(storage, [(TOP_RUN, [log_path])], {}, False, log_path)
     found = []
-    for directory, names in event_directories(storage, log_path):
+    configs: dict[str, frozenset] = {}
+    for directory, names in event_directories(storage, log_path, configs=configs):
         parts = directory_parts(log_path, directory)
         found.extend((parts + (name,), run_name(parts), storage.join(directory, name)) for name in names)
-    return Listing(storage, _group(found), {}, True)
+    return Listing(storage, _group(found), {}, True, log_path, None, configs)
 
 
 def _list_object_store(storage, log_path: str) -> Listing:
@@ -88,7 +95,7 @@ def _list_object_store(storage, log_path: str) -> Listing:
         except FileNotFoundError:
             raise FileNotFoundError(f"log path not found: {log_path}") from None
         if info.get("type") != "directory":
-            return Listing(storage, [(TOP_RUN, [log_path])], {log_path: int(info.get("size") or 0)}, False)
+            return Listing(storage, [(TOP_RUN, [log_path])], {log_path: int(info.get("size") or 0)}, False, root)
     found, sizes = [], {}
     for directory, files in object_store_runs(root, listing).items():
         parts = directory_parts(root, directory)
@@ -96,7 +103,7 @@ def _list_object_store(storage, log_path: str) -> Listing:
             url = f"{directory}/{name}"
             found.append((parts + (name,), run_name(parts), url))
             sizes[url] = size
-    return Listing(storage, _group(found), sizes, True)
+    return Listing(storage, _group(found), sizes, True, root, listing)
 
 
 def _group(found: list[tuple[tuple, str, str]]) -> list[tuple[str, list[str]]]:
@@ -108,11 +115,18 @@ def _group(found: list[tuple[tuple, str, str]]) -> list[tuple[str, list[str]]]:
     return list(runs.items())
 
 
-def event_directories(storage, root: str, sort: bool = True) -> Iterator[tuple[str, list[str]]]:
+CONFIG_SUFFIXES = (".json", ".yaml", ".yml", ".toml")
+
+
+def event_directories(storage, root: str, sort: bool = True,
+                      configs: dict[str, frozenset] | None = None) -> Iterator[tuple[str, list[str]]]:
     """(directory, its event file names in name order) for each directory below `root` (itself
     included) that holds any, depth-first by name (`sort=False`, local disks only: in the file
-    system's order, as upstream's server lists runs); links to directories are followed as upstream does."""
+    system's order, as upstream's server lists runs); links to directories are followed as upstream does.
+    `configs`, when given, gets {directory: its configuration files' names} of every directory walked."""
     for directory, files in storage.walk(root) if sort else storage.walk(root, sort=False):
+        if configs is not None:
+            configs[directory] = frozenset(name for name in files if name.lower().endswith(CONFIG_SUFFIXES))
         names = [name for name in files if is_event_file(name)]
         if names:
             yield directory, names

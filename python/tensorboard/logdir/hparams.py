@@ -8,7 +8,7 @@ from tensorboard.logdir.run_data import RunData
 EXPERIMENT_TAG = "_hparams_/experiment"
 
 
-def _decode(content: bytes):
+def decode_plugin_data(content: bytes):
     from tensorboard.src import hparams_pb2
 
     return hparams_pb2.HParamsPluginData.FromString(content)
@@ -34,7 +34,7 @@ def metric_tags(runs: list[RunData]) -> list[tuple[str, str]]:
     for run in runs:
         content = run.plugin_content.get("hparams", {}).get(EXPERIMENT_TAG)
         if content is not None:
-            infos = _decode(content).experiment.metric_infos
+            infos = decode_plugin_data(content).experiment.metric_infos
             return list(dict.fromkeys((info.name.group, info.name.tag) for info in infos))
     sessions = [run.name for run in runs if run.session_starts]
     seen: dict[tuple[str, str], None] = {}
@@ -61,37 +61,57 @@ def _last_scalars(run: RunData) -> dict[str, float]:
     return {store.tag_names[tid]: value for tid, (_, value) in best.items()}
 
 
-def hparams_rows(runs: list[RunData]) -> list[dict]:
-    """One dict per run with an hparams session start: {"run", "hparams": {name: value},
-    "metrics": {tag: final value or None}}; a metric's value is the last scalar of its tag in the run
-    (or in the sub-run its group names), runs in the order given."""
-    metrics = metric_tags(runs)
+def hparams_rows(runs: list[RunData], discovered: dict | None = None, metrics=None) -> list[dict]:
+    """One dict per run with hyperparameters: {"run", "hparams": {name: value}, "metrics": {tag: value
+    or None}}, runs in the order given.
+
+    Without `discovered`, the runs with an hparams session start and what add_hparams logged; with it
+    ({run: {key: HParam}} of `logdir.hparams_sources.run_hparams`), every run holding any, from every
+    source. Without `metrics`, each metric the experiment names (or, as upstream infers them, the
+    scalar tags of the sessions' runs; failing both, the scalar tags every run shares) as its last
+    value, read in the sub-run its group names; with `metrics` (`logdir.metrics.parse_metrics`'s
+    choices), each as its last, lowest or highest value in the run itself."""
+    from tensorboard.logdir.metrics import metric_values, shared_scalar_tags
+
+    if discovered is None:
+        chosen = [run for run in runs if run.session_starts]
+        values = {run.name: _logged(run) for run in chosen}
+    else:
+        chosen = [run for run in runs if discovered.get(run.name)]
+        values = {run.name: {key: h.value for key, h in discovered[run.name].items()} for run in chosen}
+    if metrics is not None:
+        return [{"run": run.name, "hparams": values[run.name], "metrics": metric_values(run, metrics)}
+                for run in chosen]
+    groups = metric_tags(runs) or [("", tag) for tag in shared_scalar_tags(chosen)]
     by_name = {run.name: run for run in runs}
     rows = []
-    for run in runs:
-        if not run.session_starts:
-            continue
-        hparams: dict[str, object] = {}
-        for _, content in sorted(run.session_starts.items()):
-            for name, value in sorted(_decode(content).session_start_info.hparams.items()):
-                hparams[name] = hparam_value(value)
+    for run in chosen:
         own = _last_scalars(run)
-        values: dict[str, float | None] = {}
-        for group, tag in metrics:
+        found: dict[str, float | None] = {}
+        for group, tag in groups:
             source = own
             if group and group != TOP_RUN:
                 sub = by_name.get(group if run.name == TOP_RUN else f"{run.name}/{group}")
                 source = _last_scalars(sub) if sub is not None else {}
-            values[tag if not group or group == TOP_RUN else f"{group}/{tag}"] = source.get(tag)
-        rows.append({"run": run.name, "hparams": hparams, "metrics": values})
+            found[tag if not group or group == TOP_RUN else f"{group}/{tag}"] = source.get(tag)
+        rows.append({"run": run.name, "hparams": values[run.name], "metrics": found})
     return rows
 
 
-def hparams_frame(runs: list[RunData]):
-    """The rows as a DataFrame: `run`, one column per hyperparameter, one per metric (NaN where absent)."""
+def _logged(run: RunData) -> dict[str, object]:
+    hparams: dict[str, object] = {}
+    for _, content in sorted(run.session_starts.items()):
+        for name, value in sorted(decode_plugin_data(content).session_start_info.hparams.items()):
+            hparams[name] = hparam_value(value)
+    return hparams
+
+
+def hparams_frame(runs: list[RunData], discovered: dict | None = None, metrics=None):
+    """The rows of `hparams_rows` as a DataFrame: `run`, one column per hyperparameter, one per metric
+    (NaN where absent)."""
     import pandas as pd
 
-    rows = hparams_rows(runs)
+    rows = hparams_rows(runs, discovered, metrics)
     if not rows:
         return pd.DataFrame()
     names = sorted({name for row in rows for name in row["hparams"]})

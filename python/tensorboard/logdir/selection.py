@@ -65,27 +65,50 @@ def parse_steps(text: str | None) -> tuple[int | None, int | None] | None:
     return check_steps(pair, "--steps")
 
 
-CLI_FLAGS = ("--runs", "--tags", "--steps", "--exclude")  # the names errors give, on a command line
+CLI_FLAGS = ("--runs", "--tags", "--steps", "--exclude", "--where", "--over", "--hparams_file")  # as errors name them
+API_FLAGS = ("runs", "tags", "steps", "exclude", "where", "over", "hparams_file")  # keyword arguments' names
 
 
 @dataclass(frozen=True)
 class Selection:
     """Which runs, tags, steps and kinds to keep. A run is kept when `runs` (a regex) is found in its
     name and `exclude` is not; both are searched, as Python's `re.search` does, in run names as
-    `logdir.names` gives them ("." for the logdir itself)."""
+    `logdir.names` gives them ("." for the logdir itself). Those are known before anything is read
+    (`wants_run`). `where` (a `logdir.query.Query` over hyperparameters), `over` (keys a group of runs
+    may differ in) and `hparams_file` (a further configuration file to read) need each run's
+    hyperparameters: `logdir.experiment.select_experiment` applies them once the runs are read."""
 
     runs: re.Pattern | None = None
     tags: re.Pattern | None = None
     steps: tuple[int | None, int | None] | None = None
     kinds: frozenset = ALL_EVENT_TYPES
     exclude: re.Pattern | None = None
+    where: object = None  # a logdir.query.Query
+    over: tuple[str, ...] = ()
+    hparams_file: str | None = None
 
     @classmethod
-    def of(cls, runs=None, tags=None, steps=None, kinds=None, flags=("runs", "tags", "steps", "exclude"),
-           exclude=None) -> "Selection":
-        """A Selection from regex strings (or compiled regexes) and a (lo, hi) step range; errors name `flags`."""
+    def of(cls, runs=None, tags=None, steps=None, kinds=None, flags=API_FLAGS, exclude=None, where=None,
+           over=None, hparams_file=None) -> "Selection":
+        """A Selection from regex strings (or compiled regexes), a (lo, hi) step range, a `--where` query
+        (text or a parsed Query), `over` keys (a comma-separated string or a list) and a file name;
+        errors name `flags` (`API_FLAGS` or `CLI_FLAGS`)."""
+        from tensorboard.logdir.grouping import check_over
+        from tensorboard.logdir.hparams_sources import config_files
+        from tensorboard.logdir.query import Query, parse_query
+
+        if where is not None and not isinstance(where, Query):
+            where = parse_query(where, flags[4])
+        if hparams_file is not None:
+            config_files(hparams_file, flags[6])
         return cls(compile_pattern(flags[0], runs), compile_pattern(flags[1], tags), check_steps(steps, flags[2]),
-                   ALL_EVENT_TYPES if kinds is None else frozenset(kinds), compile_pattern(flags[3], exclude))
+                   ALL_EVENT_TYPES if kinds is None else frozenset(kinds), compile_pattern(flags[3], exclude),
+                   where, check_over(over, flags[5]), hparams_file)
+
+    @property
+    def needs_hparams(self) -> bool:
+        """Whether choosing runs needs their hyperparameters (a `where` or `over`)."""
+        return self.where is not None or bool(self.over)
 
     def wants_run(self, run: str) -> bool:
         """Whether run `run` is read at all."""
@@ -111,7 +134,7 @@ class Selection:
             run.drop(TENSORS)
         elif run.holds(TENSORS):
             run.tensors = self._trim(run.tensors, text_tags)
-        if HPARAMS not in kinds:
+        if HPARAMS not in kinds and not self.needs_hparams:  # --where and --over read what add_hparams logged
             run.session_starts = {}
         elif self.tags is not None:
             run.session_starts = {fid: self._hparams(content) for fid, content in run.session_starts.items()}

@@ -5,6 +5,7 @@ import os
 from typing import Any
 
 from tensorboard.logdir import Selection, is_event_file, list_runs, read_listed
+from tensorboard.logdir.experiment import read_listed_experiment, select_experiment
 from tensorboard.logdir.fetch import check_bounds
 from tensorboard.logdir.kinds import ALL_EVENT_TYPES, ALL_EXTRA_COLUMNS
 from tensorboard.reader import _raw, _tbparse_static
@@ -68,12 +69,19 @@ class SummaryReader:
         concurrency: Object-store files fetched at once (default 64; 256 through obstore).
         max_bytes: Object-store bytes in flight (default 256 MiB).
         exclude: A regex; the runs it matches are left out.
+        where: A query over hyperparameters, `tensorboard export --where`'s: `'lr < 0.01 and
+            optimizer == "adam"'` (see `tensorboard.logdir.query`); the runs it leaves out are dropped.
+        over: Hyperparameter keys (a list, or comma-separated) a configuration's runs differ in, e.g.
+            "seed": `groups` then holds the runs of each configuration.
+        hparams_file: A further configuration file (JSON, YAML or TOML) to read hyperparameters from,
+            looked for in each run's directory and its parents up to `log_path`.
 
     Raises:
         FileNotFoundError: `log_path` does not exist (a ValueError too, as in tbparse).
         TypeError: `extra_columns` or `event_types` is not a set (a ValueError too), or a bad `steps`.
         KeyError: `extra_columns` or `event_types` names something unknown (a ValueError too).
-        ValueError: An invalid regex, step range, `concurrency` or `max_bytes`.
+        ValueError: An invalid regex, step range, query, `concurrency` or `max_bytes`, or a `where`
+            or `over` key no run has.
         CorruptEventFileError: A record that fails its CRC check, unless `skip_damaged`.
 
     Examples:
@@ -85,11 +93,13 @@ class SummaryReader:
                  event_types: set | None = None, storage_options: dict | None = None,
                  skip_damaged: bool = False, runs: str | None = None, tags: str | None = None,
                  steps: tuple[int | None, int | None] | None = None, concurrency: int | None = None,
-                 max_bytes: int | None = None, exclude: str | None = None):
+                 max_bytes: int | None = None, exclude: str | None = None, where: str | None = None,
+                 over: str | list[str] | None = None, hparams_file: str | None = None):
         extra = _checked_set(set() if extra_columns is None else extra_columns, "extra_columns", ALL_EXTRA_COLUMNS)
         types = _checked_set(set(ALL_EVENT_TYPES) if event_types is None else event_types, "event_types",
                              ALL_EVENT_TYPES)
-        self._selection = Selection.of(runs, tags, steps, types, exclude=exclude)
+        self._selection = Selection.of(runs, tags, steps, types, exclude=exclude, where=where, over=over,
+                                       hparams_file=hparams_file)
         check_bounds(concurrency, max_bytes)
         self._fetch_options = {"concurrency": concurrency, "max_bytes": max_bytes}
         self._log_path = os.fspath(log_path)
@@ -104,8 +114,15 @@ class SummaryReader:
             raise LogPathNotFoundError(f"File or directory not found: {self._log_path}") from err
         self._storage, self._is_dir = listing.storage, listing.is_dir
         self._local = self._storage.canonical(self._log_path)
-        self._runs = list(read_listed(listing.only(self._selection.wants_run), skip_damaged,
-                                      selection=self._selection, **self._fetch_options))
+        self._listing = listing.only(self._selection.wants_run)
+        self._experiment = None
+        if self._selection.needs_hparams:
+            self._experiment = read_listed_experiment(self._listing, self._selection, skip_damaged,
+                                                      **self._fetch_options)
+            self._runs = self._experiment.runs
+        else:
+            self._runs = list(read_listed(self._listing, skip_damaged, selection=self._selection,
+                                          **self._fetch_options))
         self._frames: dict = {}
         self._children: dict[str, SummaryReader] | None = None
 
@@ -154,13 +171,52 @@ class SummaryReader:
     text = _frame_property("text")
     hparams = _frame_property("hparams")
 
+    def _discovered(self) -> dict:
+        """{run: {key: HParam}} of the runs read, from every source (computed once)."""
+        if self._experiment is None:
+            self._experiment = select_experiment(self._listing, self._runs, Selection())
+        return self._experiment.hparams
+
     @property
     def hparams_table(self):
-        """One row per run with an hparams session: `run` (as export names it, "." for the top), its
-        hyperparameters, then the final value of each metric (the last point of the metric's curve)."""
-        from tensorboard.logdir.hparams import hparams_frame
+        """One row per run with hyperparameters (from add_hparams, hparams.yaml, .hydra/config.yaml,
+        params.json, key=value directory names, `hparams_file`): `run` (as export names it, "." for
+        the top), its hyperparameters, then each metric's final value (the last point of its curve:
+        the metrics the experiment names, else the scalar tags the runs share).
 
-        return hparams_frame(self._runs)
+        Call it for best values: `reader.hparams_table(metrics={"val/loss": "min", "val/acc": "max"})`
+        gives one column per metric ("val/loss (min)", ...): "last", "min" or "max" of each tag."""
+        from tensorboard.logdir.hparams import hparams_frame
+        from tensorboard.reader._hparams_table import callable_table
+
+        discovered = self._discovered()
+        return callable_table(hparams_frame(self._runs, discovered), lambda metrics=None: self._table(metrics))
+
+    def _table(self, metrics):
+        from tensorboard.logdir.hparams import hparams_frame
+        from tensorboard.logdir.metrics import parse_metrics
+
+        return hparams_frame(self._runs, self._discovered(), parse_metrics(metrics, "metrics") if metrics else None)
+
+    @property
+    def hparams_sources(self):
+        """Every run's hyperparameters with where each came from: a DataFrame of `run`, `name`, `value`,
+        `source` ("hparams_file", "add_hparams", "lightning", "ray_tune", "hydra", "hydra_overrides" or
+        "path", highest precedence first) and `origin` (the file, the path segment or the run)."""
+        import pandas as pd
+
+        rows = [(run, name, h.value, h.source, h.origin) for run, values in self._discovered().items()
+                for name, h in values.items()]
+        if not rows:  # as every property with nothing to show: empty, without columns
+            return pd.DataFrame()
+        return pd.DataFrame(rows, columns=["run", "name", "value", "source", "origin"])
+
+    @property
+    def groups(self) -> dict[str, list[str]]:
+        """{group: its runs} of `over` (runs that agree on every other hyperparameter; the group named
+        after the keys varying between groups, e.g. "lr=0.01,optimizer=adam"); {} without `over`."""
+        grouping = self._experiment.grouping if self._experiment is not None else None
+        return {} if grouping is None else {group.name: list(group.runs) for group in grouping.groups}
 
     @property
     def metadata(self) -> dict[str, dict[str, Any]]:

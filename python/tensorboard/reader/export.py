@@ -14,6 +14,7 @@ import time
 
 from tensorboard.logdir import TOP_RUN, Selection, iter_runs, read_runs
 from tensorboard.logdir.arguments import (
+    add_experiment_arguments,
     add_reading_arguments,
     add_writing_arguments,
     check_reading_arguments,
@@ -38,6 +39,7 @@ def parser() -> argparse.ArgumentParser:
                                        "`tensorboard export --out page.html --help` for its options "
                                        "(--kind repeated, --max-points, --title).")
     add_reading_arguments(p)
+    add_experiment_arguments(p)
     p.add_argument("--out", required=True,
                    help="output file; its suffix picks the format: " + ", ".join(FORMATS) + " (or .html: a page)")
     p.add_argument("--kind", default="scalars", choices=KINDS, help="which data to export (default: scalars)")
@@ -61,9 +63,19 @@ def _format(out: str) -> str:
     raise ValueError(f"--out {out!r}: unknown suffix; use one of {', '.join(FORMATS)} (or .html: a page)")
 
 
-def _selection(kind: str, runs, tags, steps, exclude) -> Selection:
+def _selection(kind: str, runs, tags, steps, exclude, where=None, hparams_file=None) -> Selection:
     steps = parse_steps(steps) if isinstance(steps, str) else steps
-    return Selection.of(runs, tags, steps, {kind}, flags=CLI_FLAGS, exclude=exclude)
+    return Selection.of(runs, tags, steps, {kind}, flags=CLI_FLAGS, exclude=exclude, where=where,
+                        hparams_file=hparams_file)
+
+
+def _read(logdir: str, storage_options, skip_damaged: bool, progress, selection: Selection) -> list:
+    """The runs `selection` wants; through `logdir.experiment` when its query needs their hparams."""
+    if selection.needs_hparams:
+        from tensorboard.logdir.experiment import read_experiment
+
+        return read_experiment(logdir, storage_options, selection, skip_damaged, progress).runs
+    return read_runs(logdir, storage_options, skip_damaged=skip_damaged, progress=progress, selection=selection)
 
 
 def _check_smoothing(kind: str, smoothing) -> None:
@@ -100,7 +112,8 @@ def long_form(data: list, kind: str, smoothing: float | None = None):
 
 def export_table(logdir: str, kind: str = "scalars", runs: str | None = None, tags: str | None = None,
                  skip_damaged: bool = False, progress=None, steps=None, storage_options: dict | None = None, *,
-                 exclude: str | None = None, smoothing: float | None = None):
+                 exclude: str | None = None, smoothing: float | None = None, where: str | None = None,
+                 hparams_file: str | None = None):
     """The long-form DataFrame `tensorboard export` writes: run, tag, step, wall_time and the kind's
     value columns.
 
@@ -115,20 +128,23 @@ def export_table(logdir: str, kind: str = "scalars", runs: str | None = None, ta
         storage_options: fsspec options for a remote logdir.
         exclude: A regex; the runs it matches are left out.
         smoothing: A weight in [0, 1] that adds scalars' `smoothed` column.
+        where: A query over hyperparameters (`--where`); only the runs it matches.
+        hparams_file: A further configuration file to read hyperparameters from (`--hparams_file`).
 
     Returns:
         A pandas DataFrame.
 
     Raises:
         FileNotFoundError: `logdir` does not exist.
-        ValueError: An invalid regex or step range, or `smoothing` with a kind other than scalars.
+        ValueError: An invalid regex, step range or query, a query key no run has, or `smoothing` with
+            a kind other than scalars.
 
     Examples:
         >>> frame = export_table("runs", "scalars", tags="^train/", steps="100:")
     """
     _check_smoothing(kind, smoothing)
-    data = read_runs(logdir, storage_options, skip_damaged=skip_damaged, progress=progress,
-                     selection=_selection(kind, runs, tags, steps, exclude))
+    data = _read(logdir, storage_options, skip_damaged, progress,
+                 _selection(kind, runs, tags, steps, exclude, where, hparams_file))
     return long_form(data, kind, smoothing)
 
 
@@ -137,7 +153,8 @@ GROUP_ROWS = 1 << 18  # rows per frame of a partitioned export: small runs share
 
 def run_group_frames(logdir: str, kind: str = "scalars", runs: str | None = None, tags: str | None = None,
                      skip_damaged: bool = False, progress=None, steps=None, storage_options: dict | None = None, *,
-                     exclude: str | None = None, smoothing: float | None = None):
+                     exclude: str | None = None, smoothing: float | None = None, where: str | None = None,
+                     hparams_file: str | None = None):
     """`export_table`'s rows a few runs at a time: long-form frames of consecutive runs holding up to
     GROUP_ROWS rows together (a bigger run alone), rows of each run contiguous.
 
@@ -152,14 +169,19 @@ def run_group_frames(logdir: str, kind: str = "scalars", runs: str | None = None
         storage_options: As `export_table`'s.
         exclude: As `export_table`'s.
         smoothing: As `export_table`'s.
+        where: As `export_table`'s; with it, every run is read before the first frame (the query's
+            keys are checked against all runs).
+        hparams_file: As `export_table`'s.
 
     Returns:
         An iterator of pandas DataFrames.
     """
     _check_smoothing(kind, smoothing)
     group, held = [], 0
-    for data in iter_runs(logdir, storage_options, skip_damaged=skip_damaged, progress=progress,
-                          selection=_selection(kind, runs, tags, steps, exclude)):
+    selection = _selection(kind, runs, tags, steps, exclude, where, hparams_file)
+    source = _read(logdir, storage_options, skip_damaged, progress, selection) if selection.needs_hparams else \
+        iter_runs(logdir, storage_options, skip_damaged=skip_damaged, progress=progress, selection=selection)
+    for data in source:
         rows = sum(len(store) for store in data.stores()) + len(data.session_starts)
         if group and held + rows > GROUP_ROWS:
             yield long_form(group, kind, smoothing)
@@ -290,12 +312,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.partition:
             from tensorboard.reader._partitioned import write_partitioned
             frames = run_group_frames(args.logdir, args.kind, args.runs, args.tags, args.skip_damaged, progress,
-                                      args.steps, exclude=args.exclude, smoothing=args.smoothing)
+                                      args.steps, exclude=args.exclude, smoothing=args.smoothing, where=args.where,
+                                      hparams_file=args.hparams_file)
             written, rows = write_partitioned(frames, args.out, args.force)
             what = f"{rows} rows of {args.kind} from {written} runs"
         else:
             frame = export_table(args.logdir, args.kind, args.runs, args.tags, args.skip_damaged, progress, args.steps,
-                                 exclude=args.exclude, smoothing=args.smoothing)
+                                 exclude=args.exclude, smoothing=args.smoothing, where=args.where,
+                                 hparams_file=args.hparams_file)
             write_table(frame, args.out, args.force)
             what = f"{len(frame)} rows of {args.kind}"
     except (OSError, ValueError, ImportError) as err:

@@ -140,19 +140,21 @@ def _reduce_tag(tag: str, having, ops: tuple[str, ...], min_runs: int | None, pd
     return out
 
 
-def reduce_groups(runs: Sequence[RunData], ops: str | Iterable[ReduceOp] = ("mean",), group_by=None, **options):
+def reduce_groups(runs: Sequence[RunData], ops: str | Iterable[ReduceOp] = ("mean",), group_by=None,
+                  groups: dict[str, list[str]] | None = None, **options):
     """`reduce_runs` for each group of `runs` (`stats.grouping`: names equal once `group_by`'s matches
-    are removed), with a leading `group` column; without `group_by`, all runs are one group and
-    there is no such column. `options`: those of `reduce_runs`."""
+    are removed; or `groups`, {group: run names}, formed otherwise, e.g. by `--over`), with a leading
+    `group` column; without either, all runs are one group and there is no such column. `options`:
+    those of `reduce_runs`."""
     import pandas as pd
 
     from tensorboard.stats.grouping import group_runs
 
-    if group_by is None:
+    if group_by is None and groups is None:
         return reduce_runs(runs, ops, **options)
     by_name = {run.name: run for run in runs}
     frames = []
-    for group, names in group_runs(list(by_name), group_by).items():
+    for group, names in (groups if groups is not None else group_runs(list(by_name), group_by)).items():
         frame = reduce_runs([by_name[name] for name in names], ops, **options)
         frame.insert(0, "group", group)
         frames.append(frame)

@@ -5,10 +5,14 @@ runs in the venv made by tools/test_envs.sh (`.venv-upstream`) and answers in JS
 """
 from __future__ import annotations
 
+import atexit
 import base64
 import json
 import os
+import select
 import subprocess
+import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -28,13 +32,105 @@ def upstream_python() -> str:
     return str(candidate)
 
 
+class _UpstreamReader:
+    """One upstream interpreter (upstream_dump.py --serve) that reads every logdir this process asks about:
+    starting one per read cost a second or two of imports, about 150 times a suite.
+
+    Started on first use (in each process: a forked child starts its own), stopped at exit (stdin closed,
+    then waited for). Every request reads the logdir afresh from disk (new accumulators, nothing cached, its
+    files closed before the answer). A server that died is started again and asked once more; one that dies on
+    the same request again, or hangs, fails the read with its exit status and the end of its stderr. It runs
+    with the environment of its start (PYTHONPATH cleared): it reads local paths only."""
+
+    ANSWER_SECONDS = 600.0  # guards a hang only, as the one-shot reader's timeout did
+
+    def __init__(self):
+        self._process: subprocess.Popen | None = None
+        self._owner = os.getpid()
+        self._stderr = None
+        self._lock = threading.Lock()
+        atexit.register(self.stop)
+
+    def read(self, logdir: str) -> dict:
+        with self._lock:
+            line = self._ask(logdir) or self._ask(logdir)  # a server that died gets one fresh start
+            if not line:
+                raise AssertionError(f"upstream reader exited ({self._process.poll()}) reading {logdir}; "
+                                     f"its stderr ends:\n{self._stderr_tail()}")
+        answer = json.loads(line)
+        if "error" in answer:
+            raise AssertionError(f"upstream reader failed on {logdir}:\n{answer['error']}")
+        return answer
+
+    def _ask(self, logdir: str) -> str:
+        """Sends one request to a live server (started if need be); its answer line, "" if it died."""
+        if self._owner != os.getpid():  # a forked child: the parent's server stays the parent's
+            self._process, self._owner = None, os.getpid()
+        if self._process is None or self._process.poll() is not None:
+            self._start()
+        try:
+            self._process.stdin.write(json.dumps(logdir) + "\n")  # one line whatever the path holds
+            self._process.stdin.flush()
+        except BrokenPipeError:
+            return self._ended()
+        ready, _, _ = select.select([self._process.stdout], [], [], self.ANSWER_SECONDS)
+        if not ready:
+            self._ended()
+            raise AssertionError(f"upstream reader gave no answer for {logdir} in {self.ANSWER_SECONDS:.0f} s; "
+                                 f"its stderr ends:\n{self._stderr_tail()}")
+        return self._process.stdout.readline() or self._ended()
+
+    def _ended(self) -> str:
+        """Ends a server that can no longer answer (its exit may lag its closed pipes); "" for no answer."""
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.wait()
+        return ""
+
+    def _start(self) -> None:
+        if self._stderr is not None:
+            self._stderr.close()
+        self._stderr = tempfile.TemporaryFile()
+        self._process = subprocess.Popen(
+            [upstream_python(), str(DUMP_SCRIPT), "--serve"], text=True, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self._stderr, env={**os.environ, "PYTHONPATH": ""})
+
+    def _stderr_tail(self, size: int = 4000) -> str:
+        self._stderr.seek(0, os.SEEK_END)
+        self._stderr.seek(max(0, self._stderr.tell() - size))
+        return self._stderr.read().decode("utf-8", "replace")
+
+    def pid(self) -> int | None:
+        """The server's process id, while one runs (the helper's own test looks at its open files)."""
+        return self._process.pid if self._process is not None and self._process.poll() is None else None
+
+    def stop(self) -> None:
+        if self._owner != os.getpid():
+            return
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.stdin.close()
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if process is not None:
+            process.stdout.close()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+
+_READER = _UpstreamReader()
+
+
 def upstream_read(logdir: str | os.PathLike) -> dict:
-    """Everything upstream's readers see in `logdir`: {"runs": {run: {...}}}."""
-    result = subprocess.run([upstream_python(), str(DUMP_SCRIPT), str(logdir)], capture_output=True,
-                            text=True, timeout=600, env={**os.environ, "PYTHONPATH": ""})
-    if result.returncode != 0:
-        raise AssertionError(f"upstream reader failed on {logdir}:\n{result.stderr}")
-    return json.loads(result.stdout)
+    """Everything upstream's readers see in the local directory `logdir`: {"runs": {run: {...}}}."""
+    path = os.fspath(logdir)
+    if "://" in path:
+        raise ValueError(f"upstream_read reads local directories only, not {path!r}")
+    return _READER.read(os.path.abspath(path))  # the reader keeps the cwd it started in
 
 
 def upstream_run(logdir: str | os.PathLike, run: str = ".") -> dict:

@@ -1,7 +1,8 @@
 """Reads a logdir with upstream TensorBoard's own readers and prints what they see as JSON.
 
 Runs inside the upstream venv (.venv-upstream, `tensorboard==2.21.0`), never with our
-logger on the path: both packages are named `tensorboard`. Usage: upstream_dump.py LOGDIR.
+logger on the path: both packages are named `tensorboard`. Usage: upstream_dump.py LOGDIR, or
+upstream_dump.py --serve (one logdir per stdin line as a JSON string, one JSON answer per stdout line).
 """
 import base64
 import io
@@ -145,7 +146,7 @@ def projector(run_dir: str) -> dict | None:
     return {"embeddings": embeddings}
 
 
-def main(logdir: str) -> None:
+def dump(logdir: str) -> dict:
     runs = {}
     for run_dir in sorted(io_wrapper.GetLogdirSubdirectories(logdir)):
         name = os.path.relpath(run_dir, logdir)
@@ -154,8 +155,32 @@ def main(logdir: str) -> None:
         if "projector_config.pbtxt" in filenames:
             name = os.path.relpath(dirpath, logdir)
             runs.setdefault(name, {})["projector"] = projector(dirpath)
-    json.dump({"runs": runs}, sys.stdout)
+    return {"runs": runs}
+
+
+def serve() -> None:
+    """Answers one logdir per stdin line (a JSON string) with one JSON line on stdout ({"error": ...} for a
+    failure), until stdin ends: one interpreter reads every logdir a test session asks about
+    (tests/upstream.py). Each answer is read afresh from disk, and whatever the readers left in reference
+    cycles (open files among them) is collected before the answer goes out."""
+    import gc
+
+    answers = sys.stdout
+    sys.stdout = sys.stderr  # whatever upstream prints stays out of the answers
+    for line in sys.stdin:
+        try:
+            answer = dump(json.loads(line))
+        except Exception:
+            import traceback
+
+            answer = {"error": traceback.format_exc()}
+        gc.collect()
+        answers.write(json.dumps(answer) + "\n")
+        answers.flush()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1:] == ["--serve"]:
+        serve()
+    else:
+        json.dump(dump(sys.argv[1]), sys.stdout)

@@ -14,11 +14,15 @@ import subprocess
 import tempfile
 import threading
 from pathlib import Path
+from typing import Literal, get_args
 
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 DUMP_SCRIPT = REPO / "tests" / "tools" / "upstream_dump.py"
+Part = Literal["files", "classic", "tensors", "projector"]  # what upstream_dump.py can read (its PARTS)
+PARTS: tuple[Part, ...] = get_args(Part)
+CLASSIC: tuple[Part, ...] = ("classic",)  # the EventAccumulator's view alone: for steps and scalars of large logdirs
 
 
 def upstream_python() -> str:
@@ -51,9 +55,10 @@ class _UpstreamReader:
         self._lock = threading.Lock()
         atexit.register(self.stop)
 
-    def read(self, logdir: str) -> dict:
+    def read(self, logdir: str, parts: tuple[Part, ...] = PARTS) -> dict:
+        request = json.dumps({"logdir": logdir, "parts": list(parts)})  # one line whatever the path holds
         with self._lock:
-            line = self._ask(logdir) or self._ask(logdir)  # a server that died gets one fresh start
+            line = self._ask(request, logdir) or self._ask(request, logdir)  # a server that died gets one fresh start
             if not line:
                 raise AssertionError(f"upstream reader exited ({self._process.poll()}) reading {logdir}; "
                                      f"its stderr ends:\n{self._stderr_tail()}")
@@ -62,14 +67,14 @@ class _UpstreamReader:
             raise AssertionError(f"upstream reader failed on {logdir}:\n{answer['error']}")
         return answer
 
-    def _ask(self, logdir: str) -> str:
+    def _ask(self, request: str, logdir: str) -> str:
         """Sends one request to a live server (started if need be); its answer line, "" if it died."""
         if self._owner != os.getpid():  # a forked child: the parent's server stays the parent's
             self._process, self._owner = None, os.getpid()
         if self._process is None or self._process.poll() is not None:
             self._start()
         try:
-            self._process.stdin.write(json.dumps(logdir) + "\n")  # one line whatever the path holds
+            self._process.stdin.write(request + "\n")
             self._process.stdin.flush()
         except BrokenPipeError:
             return self._ended()
@@ -125,17 +130,21 @@ class _UpstreamReader:
 _READER = _UpstreamReader()
 
 
-def upstream_read(logdir: str | os.PathLike) -> dict:
-    """Everything upstream's readers see in the local directory `logdir`: {"runs": {run: {...}}}."""
+def upstream_read(logdir: str | os.PathLike, parts: tuple[Part, ...] = PARTS) -> dict:
+    """What upstream's readers see in the local directory `logdir`: {"runs": {run: {...}}}, with the `parts`
+    asked for (all by default): "files" (events per file), "classic" (scalars, histograms, images, audio,
+    graph: upstream's EventAccumulator), "tensors" (tensors, metadata, image_samples: the renderer's migrated
+    data path, the slowest), "projector". A test that checks only steps and scalars of a large logdir asks
+    for ("classic",)."""
     path = os.fspath(logdir)
     if "://" in path:
         raise ValueError(f"upstream_read reads local directories only, not {path!r}")
-    return _READER.read(os.path.abspath(path))  # the reader keeps the cwd it started in
+    return _READER.read(os.path.abspath(path), tuple(parts))  # the reader keeps the cwd it started in
 
 
-def upstream_run(logdir: str | os.PathLike, run: str = ".") -> dict:
-    """The upstream view of one run (default: the logdir itself)."""
-    runs = upstream_read(logdir)["runs"]
+def upstream_run(logdir: str | os.PathLike, run: str = ".", parts: tuple[Part, ...] = PARTS) -> dict:
+    """The upstream view of one run (default: the logdir itself), with the `parts` of upstream_read."""
+    runs = upstream_read(logdir, parts)["runs"]
     if run not in runs:
         raise AssertionError(f"upstream saw no run {run!r} in {logdir}; runs: {sorted(runs)}")
     return runs[run]

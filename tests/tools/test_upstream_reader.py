@@ -77,3 +77,16 @@ def test_only_local_directories_are_read():
 
     with pytest.raises(ValueError, match="local directories only"):
         upstream_read("s3://bucket/logs")
+
+
+def test_a_read_gives_the_parts_asked_for(reader, tmp_path):
+    with tensorboard.SummaryWriter(str(tmp_path)) as writer:
+        writer.add_scalar("loss", 1.0, 0)
+        writer.add_embedding([[1.0, 2.0]], tag="points")
+    everything = reader.read(str(tmp_path))["runs"]["."]
+    assert {"files", "scalars", "tensors", "metadata", "projector"} <= set(everything)
+    (classic,) = reader.read(str(tmp_path), ("classic",))["runs"].values()
+    assert classic["scalars"] == everything["scalars"]
+    assert not {"files", "tensors", "metadata", "projector"} & set(classic)
+    with pytest.raises(AssertionError, match=r"no such part \['steps'\]"):
+        reader.read(str(tmp_path), ("steps",))

@@ -2,7 +2,7 @@
 
 Runs inside the upstream venv (.venv-upstream, `tensorboard==2.21.0`), never with our
 logger on the path: both packages are named `tensorboard`. Usage: upstream_dump.py LOGDIR, or
-upstream_dump.py --serve (one logdir per stdin line as a JSON string, one JSON answer per stdout line).
+upstream_dump.py --serve (one JSON request per stdin line, one JSON answer per stdout line).
 """
 import base64
 import io
@@ -146,30 +146,46 @@ def projector(run_dir: str) -> dict | None:
     return {"embeddings": embeddings}
 
 
-def dump(logdir: str) -> dict:
+PARTS = ("files", "classic", "tensors", "projector")  # tests/upstream.py's Part names the same
+
+
+def dump(logdir: str, parts=PARTS) -> dict:
+    """What upstream's readers see in `logdir`, in the `parts` asked for: "files" (events per file, by the
+    raw loader), "classic" (scalars, histograms, images, audio, graph: the EventAccumulator), "tensors"
+    (tensors, metadata, image_samples: the renderer's migrated data path), "projector"."""
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        raise ValueError(f"parts: no such part {sorted(unknown)}; the parts are {PARTS}")
     runs = {}
     for run_dir in sorted(io_wrapper.GetLogdirSubdirectories(logdir)):
-        name = os.path.relpath(run_dir, logdir)
-        runs[name] = {"files": raw_events(run_dir), **classic(run_dir), **migrated(run_dir)}
-    for dirpath, _, filenames in os.walk(logdir):
-        if "projector_config.pbtxt" in filenames:
-            name = os.path.relpath(dirpath, logdir)
-            runs.setdefault(name, {})["projector"] = projector(dirpath)
+        view = runs[os.path.relpath(run_dir, logdir)] = {}
+        if "files" in parts:
+            view["files"] = raw_events(run_dir)
+        if "classic" in parts:
+            view.update(classic(run_dir))
+        if "tensors" in parts:
+            view.update(migrated(run_dir))
+    if "projector" in parts:
+        for dirpath, _, filenames in os.walk(logdir):
+            if "projector_config.pbtxt" in filenames:
+                name = os.path.relpath(dirpath, logdir)
+                runs.setdefault(name, {})["projector"] = projector(dirpath)
     return {"runs": runs}
 
 
 def serve() -> None:
-    """Answers one logdir per stdin line (a JSON string) with one JSON line on stdout ({"error": ...} for a
-    failure), until stdin ends: one interpreter reads every logdir a test session asks about
-    (tests/upstream.py). Each answer is read afresh from disk, and whatever the readers left in reference
-    cycles (open files among them) is collected before the answer goes out."""
+    """Answers one request per stdin line (JSON: {"logdir": ..., "parts": [...]}) with one JSON line on
+    stdout ({"error": ...} for a failure), until stdin ends: one interpreter reads every logdir a test
+    session asks about (tests/upstream.py). Each answer is read afresh from disk, and whatever the readers
+    left in reference cycles (open files among them) is collected before the answer goes out."""
     import gc
 
     answers = sys.stdout
     sys.stdout = sys.stderr  # whatever upstream prints stays out of the answers
     for line in sys.stdin:
         try:
-            answer = dump(json.loads(line))
+            request = json.loads(line)
+            answer = dump(request["logdir"], request["parts"])
         except Exception:
             import traceback
 

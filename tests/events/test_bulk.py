@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from upstream import upstream_run
+from upstream import CLASSIC, upstream_run
 
 from tensorboard.events import file_names, record, scan, wire
 from tensorboard.events.bulk_encode import scalar_records
@@ -54,6 +54,6 @@ def test_upstream_reads_the_records(tmp_path):
     values = np.sin(steps / 100.0)
     path = tmp_path / file_names.event_file_name()
     path.write_bytes(file_names.header_record() + scalar_records("s", steps, values, np.full(len(steps), 5.0)))
-    got = upstream_run(tmp_path)["scalars"]["s"]
+    got = upstream_run(tmp_path, parts=CLASSIC)["scalars"]["s"]
     assert [row[0] for row in got] == steps.tolist()
     assert [row[2] for row in got] == values.astype(np.float32).astype(float).tolist()

@@ -37,7 +37,12 @@ def tbparse_frames(logdir, **kwargs) -> dict:
 
 def write_peer_logs(mode: str, logdir) -> None:
     """Writes `logdir` with tensorboardX ('tbx'), torch.utils.tensorboard ('torch') or upstream's v1 *_pb ('v1')."""
-    _run([str(TOOLS / "write_peer_logs.py"), mode, str(logdir)])
+    write_peer_logdirs([(mode, logdir)])
+
+
+def write_peer_logdirs(pairs) -> None:
+    """write_peer_logs for each (mode, logdir) of `pairs`, all in one interpreter (torch is imported once)."""
+    _run([str(TOOLS / "write_peer_logs.py"), *(str(item) for pair in pairs for item in pair)])
 
 
 def normalized(frame: pd.DataFrame) -> pd.DataFrame:

@@ -2,13 +2,14 @@
 torch.utils.tensorboard and upstream's v1 *_pb functions (tbparse runs in .venv-upstream)."""
 import numpy as np
 import pytest
-from tbparse_ref import assert_same, tbparse_frames, write_peer_logs
+from tbparse_ref import assert_same, tbparse_frames, write_peer_logdirs, write_peer_logs
 from upstream import upstream_read
 
 import tensorboard
 from tensorboard.reader import SummaryReader
 
 KINDS = ("scalars", "tensors", "histograms", "text", "hparams")
+PEERS = ("tbx", "torch", "v1")  # the other writers (tests/tools/write_peer_logs.py)
 ALL_EXTRAS = {"wall_time", "dir_name", "file_name", "min", "max", "num", "sum", "sum_squares"}
 
 
@@ -29,8 +30,7 @@ def mixed_logdir(tmp_path_factory):
     root = tmp_path_factory.mktemp("mixed")
     write_ours(root / "ours")
     write_ours(root / "ours" / "nested")
-    for mode in ("tbx", "torch", "v1"):
-        write_peer_logs(mode, root / mode)
+    write_peer_logdirs([(mode, root / mode) for mode in PEERS])
     return root
 
 
@@ -54,11 +54,11 @@ def test_frames_equal_tbparse(mixed_logdir, kwargs):
     assert tags == theirs["tags"] and "note/text_summary" in tags["text"]  # torch's and tensorboardX's text tag
 
 
-@pytest.mark.parametrize("mode", ["tbx", "torch", "v1"])
-def test_each_writer_alone(tmp_path, mode):
-    write_peer_logs(mode, tmp_path)
-    theirs = tbparse_frames(tmp_path, extra_columns={"wall_time"})
-    reader = SummaryReader(tmp_path, extra_columns={"wall_time"})
+@pytest.mark.parametrize("mode", PEERS)
+def test_each_writer_alone(mixed_logdir, mode):
+    logdir = mixed_logdir / mode  # the peer's run, read as a logdir of its own
+    theirs = tbparse_frames(logdir, extra_columns={"wall_time"})
+    reader = SummaryReader(logdir, extra_columns={"wall_time"})
     for kind in KINDS:
         if isinstance(theirs[kind], str) or theirs[kind].empty:
             assert reader.get_events(kind).empty, kind

@@ -10,7 +10,7 @@ import time
 
 import pytest
 import rb_helpers as h
-from upstream import upstream_read
+from upstream import CLASSIC, upstream_read
 
 import tensorboard
 from tensorboard.events import _signals, scan
@@ -85,7 +85,7 @@ def test_sigkill_at_random_moments_loses_nothing_flushed(tmp_path):
         totals["flushed"] += flushed
         totals["recovered"] += len(steps)
     # Upstream's reader, in one call over all the killed runs, agrees event for event.
-    view = upstream_read(tmp_path)
+    view = upstream_read(tmp_path, CLASSIC)
     for k in range(KILLS):
         run = f"kill{k:02d}"
         assert h.upstream_steps(view, run) == h.our_steps(tmp_path / run)
@@ -111,7 +111,7 @@ def test_every_torn_tail_is_skipped_by_both_readers(tmp_path):
         count, truncated_at = h.our_event_count(run / os.path.basename(path))
         assert count == 5 and truncated_at == last  # file_version + steps 0..3
         assert h.our_steps(run) == [0, 1, 2, 3]
-    view = upstream_read(tmp_path / "cuts")
+    view = upstream_read(tmp_path / "cuts", CLASSIC)
     for cut in cuts:
         assert h.upstream_steps(view, f"c{cut:05d}") == [0, 1, 2, 3]
 
@@ -190,7 +190,7 @@ def test_queued_events_survive_termination(tmp_path, mode, signum, returncode, i
             proc.wait()
     assert proc.returncode == returncode, err
     assert h.our_steps(tmp_path) == list(range(5000))
-    assert h.upstream_steps(upstream_read(tmp_path)) == list(range(5000))
+    assert h.upstream_steps(upstream_read(tmp_path, CLASSIC)) == list(range(5000))
 
 
 INTERRUPTED_CHILD = """
@@ -230,7 +230,7 @@ def test_sigterm_that_interrupts_the_writers_own_calls_still_flushes_and_dies(tm
                             env=h.child_env(), capture_output=True, text=True, timeout=100)  # a hang fails here
     assert result.returncode == -signal.SIGTERM, result.stderr
     assert h.our_steps(tmp_path) == list(range(100))
-    assert h.upstream_steps(upstream_read(tmp_path)) == list(range(100))
+    assert h.upstream_steps(upstream_read(tmp_path, CLASSIC)) == list(range(100))
 
 
 def test_sigterm_keeps_the_programs_own_handler(tmp_path):
@@ -336,7 +336,7 @@ def test_a_handler_that_chains_to_ours_keeps_its_graceful_shutdown(tmp_path):
     result = subprocess.run([sys.executable, "-u", "-c", textwrap.dedent(CHAINING_CHILD), str(tmp_path)],
                             env=h.child_env(), capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and result.stdout.strip() == "graceful", result.stderr
-    assert h.upstream_steps(upstream_read(tmp_path)) == h.our_steps(tmp_path) == list(range(502))
+    assert h.upstream_steps(upstream_read(tmp_path, CLASSIC)) == h.our_steps(tmp_path) == list(range(502))
 
 
 FORK_CHILD = """
@@ -378,7 +378,7 @@ def test_multiprocessing_workers_that_leave_writers_open_lose_nothing(tmp_path, 
     result = subprocess.run([sys.executable, str(script), str(logdir), method], env=h.child_env(),
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and result.stdout.strip() == "0", result.stderr
-    view = upstream_read(logdir)
+    view = upstream_read(logdir, CLASSIC)
     for run in ("process", "pool1", "pool2", "terminated"):
         assert h.upstream_steps(view, run) == h.our_steps(logdir / run) == list(range(5)), run
 
@@ -408,7 +408,7 @@ def test_sigterm_in_the_middle_of_a_close_keeps_what_it_was_writing(tmp_path):
                             env=h.child_env(), capture_output=True, text=True, timeout=100)
     assert result.returncode == -signal.SIGTERM, result.stderr
     assert h.our_steps(tmp_path) == list(range(100))
-    assert h.upstream_steps(upstream_read(tmp_path)) == list(range(100))
+    assert h.upstream_steps(upstream_read(tmp_path, CLASSIC)) == list(range(100))
 
 
 FORK_WITH_LOCK_HELD = """

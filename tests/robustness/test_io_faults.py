@@ -16,7 +16,7 @@ import warnings
 
 import pytest
 import rb_helpers as h
-from upstream import upstream_read
+from upstream import CLASSIC, upstream_read
 
 import tensorboard
 from tensorboard import reader
@@ -105,7 +105,7 @@ def test_full_disk_raises_and_keeps_flushed_events(small_disk):
         bounded(writer.close)
     steps = assert_clean(logdir, flushed)
     assert flushed > 10_000  # ~1 MiB of ~40-byte records
-    assert h.upstream_steps(upstream_read(logdir)) == steps
+    assert h.upstream_steps(upstream_read(logdir, CLASSIC)) == steps
 
 
 def test_full_disk_warn_mode_drops_counts_and_recovers(small_disk, monkeypatch):
@@ -139,7 +139,7 @@ def test_full_disk_warn_mode_drops_counts_and_recovers(small_disk, monkeypatch):
     assert writer.file_writer is None  # after close, as tensorboardX and torch
     assert writer.dropped_events == writer._file_writer.dropped_events == file_writer.dropped_events
     assert steps[-1] == step + 1999
-    assert h.upstream_steps(upstream_read(logdir)) == steps
+    assert h.upstream_steps(upstream_read(logdir, CLASSIC)) == steps
 
 
 FSIZE_CHILD = """
@@ -180,7 +180,7 @@ def test_file_size_limit_raises_efbig_and_keeps_flushed_events(tmp_path):
     assert os.path.getsize(path) <= 200_000
     steps = assert_clean(tmp_path, outcome["flushed"])
     assert outcome["flushed"] > 1000
-    assert h.upstream_steps(upstream_read(tmp_path)) == steps
+    assert h.upstream_steps(upstream_read(tmp_path, CLASSIC)) == steps
 
 
 FSIZE_WARN_CHILD = """
@@ -206,7 +206,7 @@ def test_file_size_limit_warn_mode_counts_every_event_it_cannot_write(tmp_path):
     outcome = child_outcome(FSIZE_WARN_CHILD, tmp_path)
     steps = assert_clean(tmp_path, 0)
     assert outcome["dropped"] > 0 and len(steps) + outcome["dropped"] == outcome["logged"]
-    assert h.upstream_steps(upstream_read(tmp_path)) == steps
+    assert h.upstream_steps(upstream_read(tmp_path, CLASSIC)) == steps
 
 
 UNPRIVILEGED_CHILD = """
@@ -285,7 +285,7 @@ def test_unwritable_directory_warn_mode_retries_opening(traversable_tmp):
     assert any("works again" in w for w in outcome["warnings"]), outcome
     steps = assert_clean(logdir, 0)
     assert steps == list(range(100, 200))
-    assert h.upstream_steps(upstream_read(logdir)) == steps
+    assert h.upstream_steps(upstream_read(logdir, CLASSIC)) == steps
 
 
 def test_deleted_directory_raises_at_flush(tmp_path):
@@ -321,7 +321,7 @@ def test_deleted_directory_warn_mode_starts_a_new_file(tmp_path, monkeypatch):
     assert "deleted" in messages[0] and "works again" in messages[1] and len(messages) == 2, messages
     steps = assert_clean(logdir, 0)
     assert steps == list(range(1, 50))  # the deleted file's flushed events went with the directory
-    assert h.upstream_steps(upstream_read(logdir)) == steps
+    assert h.upstream_steps(upstream_read(logdir, CLASSIC)) == steps
 
 
 def logged_after_deletion(logdir, recreate: bool, flush_between: bool, events: int = 500):
@@ -351,7 +351,7 @@ def test_events_written_to_a_deleted_file_are_written_again(tmp_path, recreate, 
     logdir = tmp_path / "run"
     steps, dropped = logged_after_deletion(logdir, recreate, flush_between)
     assert steps == list(range(1, 501)) and dropped == 0
-    assert h.upstream_steps(upstream_read(logdir)) == steps
+    assert h.upstream_steps(upstream_read(logdir, CLASSIC)) == steps
 
 
 def test_a_deletion_between_flushes_is_found_by_the_periodic_name_check(tmp_path, monkeypatch):

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 import rb_helpers as h
-from upstream import upstream_read
+from upstream import CLASSIC, upstream_read
 
 import tensorboard
 from tensorboard import distributed, reader
@@ -34,7 +34,7 @@ def test_one_writer_shared_by_many_threads(tmp_path):
     writer.close()
     (path,) = h.event_files(tmp_path)
     assert h.our_event_count(path) == (1 + THREADS * PER_THREAD, None)
-    view = upstream_read(tmp_path)
+    view = upstream_read(tmp_path, CLASSIC)
     for t in range(THREADS):
         assert h.upstream_steps(view, tag=f"t{t}") == list(range(PER_THREAD))  # each thread's order kept
 
@@ -53,7 +53,7 @@ def test_processes_write_distinct_files_into_one_logdir(tmp_path):
     assert [p.exitcode for p in procs] == [0] * PROCESSES
     files = h.event_files(tmp_path)
     assert len(files) == PROCESSES and len({f.name for f in files}) == PROCESSES
-    view = upstream_read(tmp_path)
+    view = upstream_read(tmp_path, ("files", *CLASSIC))
     assert sum(view["runs"]["."]["files"].values()) == PROCESSES * (PER_PROCESS + 1)
     for k in range(PROCESSES):
         assert h.upstream_steps(view, tag=f"p{k}") == list(range(PER_PROCESS))
@@ -85,7 +85,7 @@ def test_writer_created_before_fork_used_by_several_children(tmp_path):
     assert len(parent_files) == 1
     # The parent's file holds exactly the parent's events: no child wrote into it, nothing got lost.
     assert [e.step for e in reader.read_events(parent_files[0]) if e.HasField("summary")] == list(range(2000))
-    view = upstream_read(tmp_path)
+    view = upstream_read(tmp_path, CLASSIC)
     assert h.upstream_steps(view, tag="parent") == list(range(2000))
     assert sorted(h.upstream_steps(view, tag="child")) == sorted(1000 * k + i for k in range(4) for i in range(500))
 
@@ -98,7 +98,7 @@ def test_purge_step_after_restart_seen_by_upstream(tmp_path):
     with tensorboard.SummaryWriter(tmp_path, purge_step=60) as writer:
         for step in range(60, 120):
             writer.add_scalar("x", -float(step), step)
-    rows = upstream_read(tmp_path)["runs"]["."]["scalars"]["x"]
+    rows = upstream_read(tmp_path, CLASSIC)["runs"]["."]["scalars"]["x"]
     assert [r[0] for r in rows] == list(range(120))
     assert all(r[2] == -r[0] for r in rows if r[0] >= 60)
 
@@ -169,7 +169,7 @@ def test_per_rank_sub_runs(tmp_path):
     [p.start() for p in procs]
     [p.join(120) for p in procs]
     assert [p.exitcode for p in procs] == [0] * 4
-    view = upstream_read(tmp_path)
+    view = upstream_read(tmp_path, CLASSIC)
     assert sorted(r for r in view["runs"] if view["runs"][r].get("scalars")) == ["rank0", "rank1", "rank2", "rank3"]
     for r in range(4):
         assert [row[2] for row in view["runs"][f"rank{r}"]["scalars"]["loss"]] == [r * 1000 + i for i in range(200)]

@@ -1,7 +1,8 @@
 """Reads a logdir with upstream TensorBoard's own readers and prints what they see as JSON.
 
 Runs inside the upstream venv (.venv-upstream, `tensorboard==2.21.0`), never with our
-logger on the path: both packages are named `tensorboard`. Usage: upstream_dump.py LOGDIR.
+logger on the path: both packages are named `tensorboard`. Usage: upstream_dump.py LOGDIR, or
+upstream_dump.py --serve (one JSON request per stdin line, one JSON answer per stdout line).
 """
 import base64
 import io
@@ -145,17 +146,57 @@ def projector(run_dir: str) -> dict | None:
     return {"embeddings": embeddings}
 
 
-def main(logdir: str) -> None:
+PARTS = ("files", "classic", "tensors", "projector")  # tests/upstream.py's Part names the same
+
+
+def dump(logdir: str, parts=PARTS) -> dict:
+    """What upstream's readers see in `logdir`, in the `parts` asked for: "files" (events per file, by the
+    raw loader), "classic" (scalars, histograms, images, audio, graph: the EventAccumulator), "tensors"
+    (tensors, metadata, image_samples: the renderer's migrated data path), "projector"."""
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        raise ValueError(f"parts: no such part {sorted(unknown)}; the parts are {PARTS}")
     runs = {}
     for run_dir in sorted(io_wrapper.GetLogdirSubdirectories(logdir)):
-        name = os.path.relpath(run_dir, logdir)
-        runs[name] = {"files": raw_events(run_dir), **classic(run_dir), **migrated(run_dir)}
-    for dirpath, _, filenames in os.walk(logdir):
-        if "projector_config.pbtxt" in filenames:
-            name = os.path.relpath(dirpath, logdir)
-            runs.setdefault(name, {})["projector"] = projector(dirpath)
-    json.dump({"runs": runs}, sys.stdout)
+        view = runs[os.path.relpath(run_dir, logdir)] = {}
+        if "files" in parts:
+            view["files"] = raw_events(run_dir)
+        if "classic" in parts:
+            view.update(classic(run_dir))
+        if "tensors" in parts:
+            view.update(migrated(run_dir))
+    if "projector" in parts:
+        for dirpath, _, filenames in os.walk(logdir):
+            if "projector_config.pbtxt" in filenames:
+                name = os.path.relpath(dirpath, logdir)
+                runs.setdefault(name, {})["projector"] = projector(dirpath)
+    return {"runs": runs}
+
+
+def serve() -> None:
+    """Answers one request per stdin line (JSON: {"logdir": ..., "parts": [...]}) with one JSON line on
+    stdout ({"error": ...} for a failure), until stdin ends: one interpreter reads every logdir a test
+    session asks about (tests/upstream.py). Each answer is read afresh from disk, and whatever the readers
+    left in reference cycles (open files among them) is collected before the answer goes out."""
+    import gc
+
+    answers = sys.stdout
+    sys.stdout = sys.stderr  # whatever upstream prints stays out of the answers
+    for line in sys.stdin:
+        try:
+            request = json.loads(line)
+            answer = dump(request["logdir"], request["parts"])
+        except Exception:
+            import traceback
+
+            answer = {"error": traceback.format_exc()}
+        gc.collect()
+        answers.write(json.dumps(answer) + "\n")
+        answers.flush()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1:] == ["--serve"]:
+        serve()
+    else:
+        json.dump(dump(sys.argv[1]), sys.stdout)

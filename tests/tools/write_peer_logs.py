@@ -1,4 +1,6 @@
-"""Writes a logdir with another library, in .venv-upstream: `write_peer_logs.py {tbx,torch,v1} LOGDIR`.
+"""Writes logdirs with other libraries, in .venv-upstream: `write_peer_logs.py {tbx,torch,v1} LOGDIR [MODE LOGDIR]...`
+(several in one interpreter, which imports torch and tensorboardX once; `v1` runs last, as its TensorFlow
+stand-in stays in sys.modules).
 
 Each writes scalars (2 tags x 5 steps), histograms, text and (tbx, torch) hparams; `v1` writes
 upstream's `tensorboard.summary.v1` *_pb summaries (tensor scalars, tensor histograms, text).
@@ -55,8 +57,7 @@ def write_v1(logdir: str) -> None:
     writer.close()
 
 
-if __name__ == "__main__":
-    mode, logdir = sys.argv[1], sys.argv[2]
+def write_mode(mode: str, logdir: str) -> None:
     if mode == "tbx":
         from tensorboardX import SummaryWriter
         write(SummaryWriter, logdir)
@@ -67,3 +68,11 @@ if __name__ == "__main__":
         write_v1(logdir)
     else:
         raise SystemExit(f"unknown mode {mode}")
+
+
+if __name__ == "__main__":
+    pairs = list(zip(sys.argv[1::2], sys.argv[2::2]))
+    if not pairs or len(sys.argv) % 2 != 1:
+        raise SystemExit("usage: write_peer_logs.py MODE LOGDIR [MODE LOGDIR]...")
+    for mode, logdir in sorted(pairs, key=lambda pair: pair[0] == "v1"):
+        write_mode(mode, logdir)

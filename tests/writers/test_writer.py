@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 import pytest
-from upstream import upstream_read, upstream_run
+from upstream import CLASSIC, upstream_read, upstream_run
 from waiting import run_python
 
 import tensorboard
@@ -194,7 +194,7 @@ def test_queued_events_are_flushed_at_interpreter_exit(tmp_path):
         """, tmp_path)
     assert result.returncode == 0, result.stderr
     assert len(reader.read_scalars(tmp_path)["."]["x"]) == 5000
-    assert len(upstream_run(tmp_path)["scalars"]["x"]) == 5000
+    assert len(upstream_run(tmp_path, parts=CLASSIC)["scalars"]["x"]) == 5000
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX-only")

@@ -12,6 +12,7 @@ from tensorboard.logdir.selection import CLI_FLAGS, Selection
 from tensorboard.serving.preload import take_pending
 from tensorboard.serving.provider import StandaloneDataProvider
 from tensorboard.serving.seed_groups import GroupRuns
+from tensorboard.serving.served_hparams import HParamsFlags, ServedHParams, check_flags
 from tensorboard.serving.served_logdir import Logdir
 
 logger = logging.getLogger("tensorboard.serving")
@@ -43,6 +44,12 @@ def run_selection(flags) -> Selection | None:
     return Selection.of(runs, exclude=exclude, flags=CLI_FLAGS)
 
 
+def hparams_flags(flags) -> HParamsFlags:
+    """--hparams_file, --hparams_metrics and --where, checked (serving.paths checked them at start-up)."""
+    return check_flags(getattr(flags, "hparams_file", None), getattr(flags, "hparams_metrics", None),
+                       getattr(flags, "where", None))
+
+
 def run_groups(flags) -> GroupRuns | None:
     """The group runs --group_runs adds (None: none)."""
     pattern = getattr(flags, "group_runs", None)
@@ -56,10 +63,12 @@ class StandaloneDataIngester:
         sizes, default = size_guidance(getattr(flags, "samples_per_plugin", None))
         roots = logdir_roots(flags)
         preload = take_pending(next(iter(roots))) if len(roots) == 1 else None
+        self._hparams = ServedHParams(hparams_flags(flags))
         self._logdir = Logdir(roots, sizes, default,
                               purge_orphaned_data=getattr(flags, "purge_orphaned_data", True),
-                              selection=run_selection(flags), groups=run_groups(flags), preload=preload)
-        self._provider = StandaloneDataProvider(self._logdir, flags.logdir or flags.logdir_spec)
+                              selection=run_selection(flags), groups=run_groups(flags), preload=preload,
+                              after_reload=self._hparams.update)
+        self._provider = StandaloneDataProvider(self._logdir, flags.logdir or flags.logdir_spec, self._hparams)
         self._interval = float(getattr(flags, "reload_interval", 5.0))
         self._task = getattr(flags, "reload_task", "auto")
         self._location = flags.logdir or flags.logdir_spec

@@ -26,11 +26,13 @@ DESCRIPTIONS = {
 }
 
 
-RUN_FLAGS = ("runs", "exclude", "group_runs")  # served by our reader only
+PATTERN_FLAGS = ("runs", "exclude", "group_runs")  # regexes
+RUN_FLAGS = ("runs", "exclude", "group_runs", "where", "hparams_file", "hparams_metrics")  # our reader's only
 
 
 class DataPathFlag(base_plugin.TBLoader):
-    """Adds --data_provider, --runs, --exclude and --group_runs to upstream's flags (shown by --helpfull);
+    """Adds --data_provider, --runs, --exclude, --group_runs, --where, --hparams_file and --hparams_metrics to
+    upstream's flags (shown by --helpfull);
     loads no plugin."""
 
     def define_flags(self, parser) -> None:
@@ -44,17 +46,29 @@ class DataPathFlag(base_plugin.TBLoader):
                             help="Also serve one run per group of runs whose names are equal once the regex's "
                                  "matches are removed, holding the group's mean and mean ± std, with a Custom "
                                  "Scalars margin chart per tag (standalone reader).")
+        parser.add_argument("--where", metavar="QUERY", type=str, default=None,
+                            help="Serve only the runs whose hyperparameters match, e.g. 'lr < 0.01 and optimizer == "
+                                 "\"adam\"' (docs/experiments.md; standalone reader).")
+        parser.add_argument("--hparams_file", metavar="NAME", type=str, default=None,
+                            help="Also read each run's hyperparameters from this JSON, YAML or TOML file in the run's "
+                                 "directory or a parent up to the logdir (standalone reader).")
+        parser.add_argument("--hparams_metrics", metavar="TAG[=last|min|max],...", type=str, default=None,
+                            help="The HParams dashboard's metrics, each as its last, lowest or highest value, e.g. "
+                                 "'val/loss=min,val/acc=max' (default: every scalar tag the runs share, last value; "
+                                 "standalone reader).")
 
     def fix_flags(self, flags) -> None:
         wanted = [name for name in RUN_FLAGS if getattr(flags, name, None) is not None]
         if wanted:
             from tensorboard.logdir.selection import compile_pattern
+            from tensorboard.serving.served_hparams import check_flags
 
-            for name in wanted:
-                try:
+            try:
+                for name in (n for n in wanted if n in PATTERN_FLAGS):
                     compile_pattern("--" + name, getattr(flags, name))
-                except ValueError as err:
-                    raise base_plugin.FlagsError(str(err)) from None
+                check_flags(flags.hparams_file, flags.hparams_metrics, flags.where)
+            except (ValueError, TypeError) as err:
+                raise base_plugin.FlagsError(str(err)) from None
             if flags.data_provider == "auto":
                 flags.data_provider = "standalone"  # the only path that filters and groups runs
             elif flags.data_provider != "standalone":

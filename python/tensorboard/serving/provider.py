@@ -14,6 +14,7 @@ from tensorboard.serving.series import SeriesView, downsample_indices
 _SCALAR = summary_pb2.DATA_CLASS_SCALAR
 _TENSOR = summary_pb2.DATA_CLASS_TENSOR
 _BLOBS = summary_pb2.DATA_CLASS_BLOB_SEQUENCE
+_HPARAMS = "hparams"  # upstream's HParams plugin
 
 
 def encode_blob_key(experiment_id: str, plugin_name: str, run: str, tag: str, step: int, index: int) -> str:
@@ -35,10 +36,19 @@ def decode_blob_key(key: str) -> tuple:
 class StandaloneDataProvider(provider.DataProvider):
     """Upstream's data provider interface over a Logdir (runs named and filled as upstream's loader does)."""
 
-    def __init__(self, logdir, data_location: str):
-        """`logdir`: a tensorboard.serving.served_logdir.Logdir; `data_location`: the --logdir text, shown as is."""
+    def __init__(self, logdir, data_location: str, hparams=None):
+        """`logdir`: a tensorboard.serving.served_logdir.Logdir; `data_location`: the --logdir text, shown as is;
+        `hparams`: a serving.served_hparams.ServedHParams (the runs' discovered hparams, --where), or None."""
         self._logdir = logdir
         self._location = data_location
+        self._hparams = hparams
+
+    def _runs(self) -> dict:
+        """The runs served (those --where keeps), a snapshot."""
+        runs = self._logdir.runs()
+        if self._hparams is None:
+            return runs
+        return {name: run for name, run in runs.items() if self._hparams.wants(name)}
 
     def __str__(self) -> str:
         return "StandaloneDataProvider(logdir=%r)" % self._location
@@ -49,14 +59,16 @@ class StandaloneDataProvider(provider.DataProvider):
 
     def list_plugins(self, ctx=None, *, experiment_id):
         names = set()
-        for run in self._logdir.runs().values():
+        for run in self._runs().values():
             with run.lock:
                 names.update(run.plugins)
+        if self._hparams is not None and self._hparams.replaces_hparams():
+            names.add(_HPARAMS)
         return names
 
     def list_runs(self, ctx=None, *, experiment_id):
         return [provider.Run(run_id=name, run_name=name, start_time=run.first_wall)
-                for name, run in self._logdir.runs().items()]
+                for name, run in self._runs().items()]
 
     # -- the index of (run, tag) -> metadata ----------------------------------------------------------
     def _index(self, plugin_name: str, run_tag_filter, data_class) -> dict:
@@ -64,11 +76,13 @@ class StandaloneDataProvider(provider.DataProvider):
         if run_tag_filter is not None:
             runs, tags = run_tag_filter.runs, run_tag_filter.tags
         result: dict = {}
-        for name, run in self._logdir.runs().items():
+        for name, run in self._runs().items():
             if runs is not None and name not in runs:
                 continue
             with run.lock:
                 items = list(run.metadata.items())
+            if plugin_name == _HPARAMS and data_class == _TENSOR:
+                items = self._hparams_items(name, items)
             for tag, meta in items:
                 if tags is not None and tag not in tags:
                     continue
@@ -77,9 +91,18 @@ class StandaloneDataProvider(provider.DataProvider):
                 result.setdefault(name, {})[tag] = meta
         return result
 
+    def _hparams_items(self, run: str, items: list) -> list:
+        """A run's hparams tags as served: its own, or those of the discovered hparams in their place."""
+        served = None if self._hparams is None else self._hparams.contents(run)
+        if served is None:
+            return items if self._hparams is None or not self._hparams.replaces_hparams() else \
+                [(tag, meta) for tag, meta in items if meta.plugin_data.plugin_name != _HPARAMS]
+        kept = [(tag, meta) for tag, meta in items if meta.plugin_data.plugin_name != _HPARAMS]
+        return kept + [(tag, _tensor_metadata(_HPARAMS, content)) for tag, content in served.items()]
+
     def _views(self, index: dict):
         """(run name, tag, metadata, SeriesView or None) for every indexed series."""
-        runs = self._logdir.runs()
+        runs = self._runs()
         for name, tag_to_meta in index.items():
             run = runs[name]
             for tag, meta in tag_to_meta.items():
@@ -90,7 +113,7 @@ class StandaloneDataProvider(provider.DataProvider):
 
     def _list(self, make, index: dict, with_length: bool = False) -> dict:
         result: dict = {}
-        runs = self._logdir.runs()
+        runs = self._runs()
         for name, tag_to_meta in index.items():
             run, listed = runs[name], result.setdefault(name, {})
             for tag, meta in tag_to_meta.items():
@@ -121,7 +144,20 @@ class StandaloneDataProvider(provider.DataProvider):
             count = _count(columns)
             if count:
                 result.setdefault(name, {})[tag] = _scalar_data(columns, [count - 1])[0]
+        if self._hparams is not None and run_tag_filter is not None and run_tag_filter.tags:
+            self._add_best_values(result, run_tag_filter)
         return result
+
+    def _add_best_values(self, result: dict, run_tag_filter) -> None:
+        """The best-value metrics (`val/loss (min)`) the HParams dashboard asks for, from the served points."""
+        for name, run in self._runs().items():
+            if run_tag_filter.runs is not None and name not in run_tag_filter.runs:
+                continue
+            for tag in run_tag_filter.tags:
+                best = self._hparams.best_value(run, tag)
+                if best is not None:
+                    step, wall, value = best
+                    result.setdefault(name, {})[tag] = provider.ScalarDatum(step=step, wall_time=wall, value=value)
 
     # -- tensors ------------------------------------------------------------------------------------
     def list_tensors(self, ctx=None, *, experiment_id, plugin_name, run_tag_filter=None):
@@ -169,7 +205,7 @@ class StandaloneDataProvider(provider.DataProvider):
         from tensorboard.util import tensor_util
 
         _, _, name, tag, step, index = decode_blob_key(blob_key)
-        run = self._logdir.runs().get(name)
+        run = self._runs().get(name)
         if run is None:
             raise errors.NotFoundError("no run %r" % (name,))
         with run.lock:
@@ -182,6 +218,14 @@ class StandaloneDataProvider(provider.DataProvider):
         if not len(matches):
             raise errors.NotFoundError("%s: no such step %r" % (blob_key, step))
         return tensor_util.make_ndarray(columns.tensor(int(matches[0])))[index]
+
+
+def _tensor_metadata(plugin_name: str, content: bytes):
+    """The SummaryMetadata of a tensor series of `plugin_name` holding `content`."""
+    meta = summary_pb2.SummaryMetadata(data_class=_TENSOR)
+    meta.plugin_data.plugin_name = plugin_name
+    meta.plugin_data.content = content
+    return meta
 
 
 def _check_downsample(downsample) -> None:

@@ -49,10 +49,11 @@ class Logdir:
 
     def __init__(self, roots: dict, size_guidance: dict, default_size: int, purge_orphaned_data: bool = True,
                  selection: Selection | None = None, groups: GroupRuns | None = None,
-                 preload=None):
+                 preload=None, after_reload=None):
         """`selection`: the runs served (--runs, --exclude); `groups`: the group runs served beside them;
         `preload`: a serving.preload.Preload, workers already reading the logdir, whose runs the first
-        reload adopts (the preload makes Logdirs; this module does not import it)."""
+        reload adopts (the preload makes Logdirs; this module does not import it); `after_reload(logdir)`:
+        called at the end of each reload, before the first one counts as loaded (the served hparams)."""
         self._roots = roots  # path -> run name prefix (None: the logdir itself)
         self._selection = selection
         self._preload = preload
@@ -65,11 +66,23 @@ class Logdir:
         self._growing: dict[str, _Run] = {}  # runs a file of which was appended to: what follow() visits
         self._remotes: dict[str, RemoteRoot] = {}
         self._reload_lock = threading.Lock()
+        self._after_reload = after_reload
         self.loaded = threading.Event()  # set after the first complete reload
 
     def runs(self) -> dict[str, RunState]:
         """Run name -> its data, a snapshot (safe to iterate while a reload goes on); group runs last."""
         return {**{name: run.state for name, run in list(self._runs.items())}, **self._group_states}
+
+    def local_directories(self) -> dict[str, dict[str, str]]:
+        """Local root -> {run name: its directory} of the runs served now (object-store runs left out)."""
+        roots = [os.path.expanduser(root) for root in self._roots if not is_remote(root)]
+        out: dict[str, dict[str, str]] = {root: {} for root in roots}
+        for name, run in list(self._runs.items()):
+            for root in roots:
+                if run.directory == root or run.directory.startswith(root.rstrip(os.sep) + os.sep):
+                    out[root][name] = run.directory
+                    break
+        return out
 
     def _new_state(self, name: str) -> RunState:
         return RunState(name, self._sizes, self._default_size, self._purge)
@@ -124,6 +137,8 @@ class Logdir:
                 self._read_found(found)
             if self._groups is not None:
                 self._group_states = self._groups.build({name: run.state for name, run in self._runs.items()})
+            if self._after_reload is not None:
+                self._after_reload(self)
             self.loaded.set()
 
     def _found(self) -> dict[str, FoundRun]:

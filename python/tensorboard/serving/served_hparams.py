@@ -1,0 +1,143 @@
+"""The runs' hyperparameters for upstream's HParams dashboard, as if every run had called add_hparams:
+discovered by the engine (logdir.hparams_sources: Lightning, Hydra, Ray Tune files, `key=value` path
+parts, --hparams_file) and merged with what add_hparams logged, then served as the plugin content of
+each run's `_hparams_/session_start_info` and of one `_hparams_/experiment`, with the metrics
+--hparams_metrics names (a best value, `val/loss (min)`, is answered by read_last_scalars). Also the
+--where filter, which needs the runs' hparams.
+
+A logdir where nothing beyond add_hparams is found, and no --hparams_metrics is given, is served
+exactly as upstream serves it. Discovery runs again when the served runs change, and at most every
+REDISCOVER_S seconds otherwise (unchanged files are not read again: logdir.hparams_sources.ConfigCache)."""
+from __future__ import annotations
+
+import threading
+import time
+from typing import NamedTuple
+
+from tensorboard.logdir.hparams_plugin import (
+    EXPERIMENT_TAG,
+    SESSION_START_INFO_TAG,
+    experiment_content,
+    session_start_content,
+    string_values_for,
+)
+from tensorboard.logdir.hparams_sources import ConfigCache, discover_hparams, logged_hparams, merge_sources
+from tensorboard.logdir.metrics import MetricChoice, aggregate, parse_metrics
+from tensorboard.logdir.query import Query
+
+REDISCOVER_S = 60.0
+PLUGIN = "hparams"
+
+
+class HParamsFlags(NamedTuple):
+    """The server's experiment flags, checked (serving.paths)."""
+
+    hparams_file: str | None = None
+    metrics: tuple[MetricChoice, ...] = ()
+    where: Query | None = None
+
+
+class _Served(NamedTuple):
+    """One discovery's result: what the provider serves until the next."""
+
+    values: dict[str, dict]  # run -> {key: value}, of runs with any hparam
+    contents: dict[str, dict[str, bytes]]  # run -> {tag: plugin content} replacing the run's hparams tags
+    best: dict[str, MetricChoice]  # display tag -> a metric answered by read_last_scalars
+
+
+class ServedHParams:
+    """The HParams dashboard's view of a served Logdir, updated after its reloads."""
+
+    def __init__(self, flags: HParamsFlags):
+        self._flags = flags
+        self._caches: dict[str, ConfigCache] = {}
+        self._served = _Served({}, {}, {})
+        self._seen: tuple = ()
+        self._at = float("-inf")
+        self._lock = threading.Lock()
+
+    def update(self, logdir, force: bool = False) -> None:
+        """Discovers again when the runs changed, REDISCOVER_S passed, or `force`."""
+        runs = logdir.runs()
+        seen = tuple(runs)
+        if not force and seen == self._seen and time.monotonic() - self._at < REDISCOVER_S:
+            return
+        discovered: dict[str, dict] = {}
+        for root, directories in logdir.local_directories().items():
+            from tensorboard.events.storage import storage_for
+            from tensorboard.logdir.discovery import Listing
+
+            cache = self._caches.setdefault(root, ConfigCache())
+            discovered.update(discover_hparams(Listing(storage_for(root), [], root=root), self._flags.hparams_file,
+                                               cache=cache, directories=directories))
+        served = self._serve(runs, discovered)
+        with self._lock:
+            self._served, self._seen, self._at = served, seen, time.monotonic()
+
+    def _serve(self, runs: dict, discovered: dict[str, dict]) -> _Served:
+        found_any = any(discovered.values())
+        values = {}
+        for name, state in runs.items():
+            with state.lock:
+                logged = state.plugins.get(PLUGIN, {}).get(SESSION_START_INFO_TAG)
+            merged = merge_sources(logged_hparams({0: logged} if logged else {}, name), discovered.get(name, {}))
+            if merged:
+                values[name] = {key: hparam.value for key, hparam in merged.items()}
+        if not (found_any or self._flags.metrics):
+            return _Served(values, {}, {})  # upstream's own view of add_hparams
+        choices = list(self._flags.metrics) or [MetricChoice(tag) for tag in _shared_scalar_tags(runs, values)]
+        typed = string_values_for(values)
+        contents = {name: {SESSION_START_INFO_TAG: session_start_content(found)} for name, found in typed.items()}
+        if contents:
+            contents[next(iter(contents))][EXPERIMENT_TAG] = experiment_content(typed, choices)
+        return _Served(values, contents, {c.display_tag: c for c in choices if c.aggregation != "last"})
+
+    # -- what the provider asks --------------------------------------------------------------------
+    def wants(self, run: str) -> bool:
+        """Whether --where keeps `run` (a run without hparams matches no comparison on one)."""
+        where = self._flags.where
+        return where is None or where.matches(run, self._served.values.get(run, {}))
+
+    def contents(self, run: str) -> dict[str, bytes] | None:
+        """{tag: plugin content} of the hparams tags served for `run` instead of its own; None: its own."""
+        return self._served.contents.get(run) if self._served.contents else None
+
+    def replaces_hparams(self) -> bool:
+        """True when the served hparams tags are ours, not the runs' own."""
+        return bool(self._served.contents)
+
+    def best_value(self, run_state, display_tag: str):
+        """(step, wall time, value) of a best-value metric (`val/loss (min)`) in a run: the tag's lowest or
+        highest value among the points served, at the tag's last step; None when not such a metric or absent."""
+        choice = self._served.best.get(display_tag)
+        if choice is None:
+            return None
+        with run_state.lock:
+            series = run_state.series.get(choice.tag)
+            view = None if series is None or not series.numeric else series.view()
+        if view is None or not len(view.steps):
+            return None
+        value = aggregate(view.steps, view.values, choice.aggregation)
+        last = int(view.steps.argmax())  # the points are in reservoir order
+        return None if value is None else (int(view.steps[last]), float(view.walls[last]), value)
+
+
+def _shared_scalar_tags(runs: dict, values: dict) -> list[str]:
+    """The scalar tags every run with hparams has, in the first one's order (the hparams plugin's own left out)."""
+    shared: dict[str, None] | None = None
+    for name in values:
+        state = runs[name]
+        with state.lock:
+            tags = [tag for tag, meta in state.metadata.items() if meta.plugin_data.plugin_name == "scalars"]
+        shared = dict.fromkeys(tags) if shared is None else {tag: None for tag in shared if tag in tags}
+    return [tag for tag in (shared or {}) if not tag.startswith("_hparams_/")]
+
+
+def check_flags(hparams_file: str | None, hparams_metrics: str | None, where: str | None) -> HParamsFlags:
+    """The flags parsed; a ValueError naming the flag for a bad one."""
+    from tensorboard.logdir.hparams_sources import config_files
+    from tensorboard.logdir.query import parse_query
+
+    config_files(hparams_file)  # checks the name
+    metrics = tuple(parse_metrics(hparams_metrics, "--hparams_metrics")) if hparams_metrics else ()
+    return HParamsFlags(hparams_file, metrics, parse_query(where, "--where") if where is not None else None)

@@ -262,3 +262,41 @@ def test_a_style_sheet_is_applied_over_our_settings(sweep):
     dark = plot(sweep, "loss", runs="seed0", style="dark_background").axes[0]
     assert matplotlib.colors.to_hex(dark.get_facecolor()) == "#000000"
     assert matplotlib.colors.to_hex(plot(sweep, "loss", runs="seed0").axes[0].get_facecolor()) == "#ffffff"
+
+
+@pytest.fixture(scope="module")
+def configured(sweep, tmp_path_factory):
+    """The sweep with each run's configuration in a params.json beside its event files (Ray Tune's file)."""
+    import json
+    import shutil
+
+    root = tmp_path_factory.mktemp("configured") / "sweep"
+    shutil.copytree(sweep, root)
+    for cfg in CONFIGS:
+        for seed in range(SEEDS):
+            (root / f"{cfg}_seed{seed}" / "params.json").write_text(json.dumps({"lr": float(cfg[2:]), "seed": seed}))
+    return root
+
+
+def test_over_draws_each_configuration_as_the_mean_of_its_seeds(configured):
+    fig = plot(configured, "^train/", over="seed")
+    frame = reduce(configured, "mean,std", group_by=GROUP)
+    for ax, tag in zip(fig.axes, TAGS):
+        assert sorted(drawn(ax)) == sorted(bands(ax)) == ["lr=0.01", "lr=0.1"]  # named after what varies
+        for group, (x, lower, upper) in bands(ax).items():
+            rows = frame[(frame["group"] == "lr" + group[3:]) & (frame["tag"] == tag)]
+            np.testing.assert_array_equal(x, rows["step"].to_numpy())
+            np.testing.assert_allclose(lower, rows["mean"] - rows["std"], rtol=1e-12)
+            np.testing.assert_allclose(upper, rows["mean"] + rows["std"], rtol=1e-12)
+
+
+def test_where_draws_only_the_runs_whose_hyperparameters_match(configured):
+    fig = plot(configured, "^train/loss$", where="lr < 0.05 and seed != 2")
+    assert sorted(drawn(fig.axes[0])) == ["lr0.01_seed0", "lr0.01_seed1"]
+
+
+@pytest.mark.parametrize("kwargs, named", [({"over": "seed", "group_runs": GROUP}, "over"),
+                                           ({"where": "lr <"}, "where"), ({"where": "depth > 2"}, "where")])
+def test_hyperparameter_arguments_are_refused_naming_them(configured, kwargs, named):
+    with pytest.raises(ValueError, match=named):
+        plot(configured, "^train/loss$", **kwargs)

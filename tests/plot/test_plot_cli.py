@@ -50,6 +50,23 @@ def test_groups_name_their_configurations(sweep, tmp_path):
     assert set(CONFIGS) <= set(text) and "epoch" in text and not set(RUNS) & set(text)
 
 
+def test_over_and_where_choose_and_group_runs_by_their_hyperparameters(sweep, tmp_path):
+    import json
+    import shutil
+
+    root = tmp_path / "sweep"
+    shutil.copytree(sweep, root)
+    for name in RUNS:
+        lr, seed = name.split("_seed")
+        (root / name / "params.json").write_text(json.dumps({"lr": float(lr[2:]), "seed": int(seed)}))
+    out = tmp_path / "over.svg"
+    assert run(root, "--out", out, "--tags", "loss", "--over", "seed", "--where", "seed < 2")[0] == 0
+    text = svg_text(out)
+    assert {"lr=0.1", "lr=0.01"} <= set(text) and not set(RUNS) & set(text)
+    status, err = run(root, "--out", tmp_path / "bad.svg", "--where", "depth > 2")
+    assert status == 2 and err.startswith("tensorboard plot: --where") and "lr, seed" in err
+
+
 def test_pdf_embeds_truetype_fonts(sweep, tmp_path):
     out = tmp_path / "fig.pdf"
     assert run(sweep, "--out", out, "--tags", "loss")[0] == 0

@@ -12,9 +12,15 @@ import sys
 import time
 
 from tensorboard.cli.messages import one_line_warnings
-from tensorboard.logdir.arguments import add_run_filter_arguments, add_writing_arguments, smoothing_weight
+from tensorboard.logdir.arguments import (
+    add_experiment_arguments,
+    add_run_filter_arguments,
+    add_writing_arguments,
+    smoothing_weight,
+)
 from tensorboard.logdir.output import check_out, write_atomically
 from tensorboard.logdir.progress import Progress
+from tensorboard.logdir.query import QueryError
 from tensorboard.logdir.selection import CLI_FLAGS, parse_steps
 from tensorboard.plot.options import BANDS, DEFAULT_MAX_POINTS, HISTOGRAM_MODES, PlotOptions, parse_size
 
@@ -31,6 +37,7 @@ def parser() -> argparse.ArgumentParser:
                    "; without --grid and with several tags, one file per tag, OUT's name with -TAG added")
     p.add_argument("--tags", default=None, metavar="REGEX", help="regex: only tags that match")
     add_run_filter_arguments(p)
+    add_experiment_arguments(p, over=True)
     p.add_argument("--steps", default=None, metavar="LO:HI", help="only steps LO to HI, both included")
     p.add_argument("--kind", default="scalars", choices=tuple(KINDS),
                    help="scalars (default), histogram (TensorBoard's histogram view) or distribution "
@@ -103,7 +110,7 @@ def out_files(out: str, titles: list[str]) -> list[str]:
 
 
 _OPTION_NAMES = {"kind", "smoothing", "group_runs", "band", "x", "logx", "logy", "histogram_mode", "max_points",
-                 "style", "size", "tags", "runs", "exclude", "steps"}
+                 "style", "size", "tags", "runs", "exclude", "steps", "over"}
 
 
 def flagged(err: Exception) -> str:
@@ -138,8 +145,10 @@ def check_tex(fmt: str, out: str) -> None:
 
 def _options(args: argparse.Namespace) -> PlotOptions:
     """The figure options of `args`."""
+    from tensorboard.logdir.grouping import check_over
+
     return PlotOptions(KINDS[args.kind], args.smoothing, args.group_runs, args.band, args.x, args.logx,
-                       args.logy, args.histogram_mode, args.max_points)
+                       args.logy, args.histogram_mode, args.max_points, check_over(args.over, "--over"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,6 +193,10 @@ def _main(argv: list[str] | None) -> int:
     progress = Progress("tensorboard plot", quiet=args.quiet)
     try:
         written = _draw_and_write(args, options, fmt, size, steps, progress)
+    except QueryError as err:  # a --where key no run has: known once the runs are read
+        progress.close()
+        print(f"tensorboard plot: {err}", file=sys.stderr)
+        return 2
     except FileExistsError as err:
         progress.close()
         print(f"tensorboard plot: {err}", file=sys.stderr)
@@ -203,7 +216,7 @@ def _draw_and_write(args: argparse.Namespace, options: PlotOptions, fmt: str, si
     from tensorboard.plot.draw import panel_names
 
     found = panels(args.logdir, options, args.tags, args.runs, args.exclude, steps, flags=CLI_FLAGS,
-                   progress=progress)
+                   progress=progress, where=args.where, hparams_file=args.hparams_file)
     progress.close()
     groups = [found] if args.grid else [[panel] for panel in found]
     files = out_files(args.out, [_title(group[0]) for group in groups])

@@ -10,7 +10,9 @@ import os
 from typing import TYPE_CHECKING
 
 from tensorboard.logdir import Selection, read_runs
+from tensorboard.logdir.experiment import read_experiment
 from tensorboard.logdir.scalar_tensors import fold_scalar_tensors
+from tensorboard.logdir.selection import API_FLAGS
 from tensorboard.plot.options import DEFAULT_MAX_POINTS, PlotOptions, parse_size
 
 if TYPE_CHECKING:
@@ -29,29 +31,39 @@ def require_matplotlib() -> None:
 
 def panels(logdir: str | os.PathLike, options: PlotOptions, tags: str | None = None, runs: str | None = None,
            exclude: str | None = None, steps=None, storage_options: dict | None = None,
-           flags: tuple[str, str, str, str] = ("runs", "tags", "steps", "exclude"), progress=None) -> list:
-    """The panels to draw (plain arrays) of the runs and tags selected below `logdir`; `progress` is
-    called as `progress(files_done, files_total, path)` after each file read."""
+           flags: tuple[str, ...] = API_FLAGS, progress=None, where=None, hparams_file: str | None = None) -> list:
+    """The panels to draw (plain arrays) of the runs and tags selected below `logdir` (and by `where`, a
+    query on their hyperparameters); `progress` is called as `progress(files_done, files_total, path)`
+    after each file read."""
     from tensorboard.plot.histograms import distribution_panels, histogram_panels
     from tensorboard.plot.scalars import scalar_panels
 
     kinds = {"scalars", "tensors"} if options.kind == "scalars" else {"histograms"}  # tensors: TF2's scalars
-    selection = Selection.of(runs, options.reading_tags(tags), steps, kinds, flags=flags, exclude=exclude)
-    data = read_runs(logdir, storage_options, progress=progress, selection=selection)
+    selection = Selection.of(runs, options.reading_tags(tags), steps, kinds, flags=flags, exclude=exclude,
+                             where=where, over=list(options.over) or None, hparams_file=hparams_file)
+    groups = None
+    if selection.needs_hparams:
+        experiment = read_experiment(logdir, storage_options, selection, progress=progress, over_flag=flags[5])
+        data = experiment.runs
+        if experiment.grouping is not None:
+            groups = {group.name: list(group.runs) for group in experiment.grouping.groups}
+    else:
+        data = read_runs(logdir, storage_options, progress=progress, selection=selection)
     if not data:
         raise ValueError(f"runs: no run to draw below {os.fspath(logdir)!r}")
     if options.kind == "histogram":
         return histogram_panels(data, tags, options.max_points)
     if options.kind == "distribution":
         return distribution_panels(data, tags, options.max_points)
-    return scalar_panels([fold_scalar_tensors(run) for run in data], options, tags)
+    return scalar_panels([fold_scalar_tensors(run) for run in data], options, tags, groups)
 
 
 def plot(logdir: str | os.PathLike, tags: str | None = None, *, runs: str | None = None,
          exclude: str | None = None, steps=None, kind: str = "scalars", smoothing: float = 0.0,
          group_runs: str | None = None, band: str = "std", x: str = "step", logx: bool = False,
          logy: bool = False, histogram_mode: str = "offset", style: str | None = None, size=None,
-         max_points: int = DEFAULT_MAX_POINTS, storage_options: dict | None = None) -> "matplotlib.figure.Figure":
+         max_points: int = DEFAULT_MAX_POINTS, storage_options: dict | None = None, where: str | None = None,
+         over=None, hparams_file: str | None = None) -> "matplotlib.figure.Figure":
     """A matplotlib Figure of the logdir's charts: one panel per tag (per run and tag for histograms).
 
     Args:
@@ -73,6 +85,11 @@ def plot(logdir: str | os.PathLike, tags: str | None = None, *, runs: str | None
         size: (width, height) of the figure in inches, or "W,H".
         max_points: Points per line at most, about; longer lines are thinned keeping every extremum.
         storage_options: fsspec options for a remote logdir.
+        where: A query on the runs' hyperparameters (`'lr < 0.01 and optimizer == "adam"'`, see
+            docs/experiments.md); only runs it matches are drawn.
+        over: Hyperparameters (a comma-separated string or a list, e.g. "seed") the runs of one configuration
+            differ in: runs agreeing on every other one are a group, drawn as its mean with a band.
+        hparams_file: Also read hyperparameters from this file in each run's directory or a parent.
 
     Returns:
         A matplotlib Figure (not attached to pyplot; show it in a notebook cell, or `savefig` it).
@@ -86,9 +103,13 @@ def plot(logdir: str | os.PathLike, tags: str | None = None, *, runs: str | None
         >>> fig.savefig("loss.pdf")  # doctest: +SKIP
     """
     require_matplotlib()
-    options = PlotOptions(kind, smoothing, group_runs, band, x, logx, logy, histogram_mode, max_points)
+    from tensorboard.logdir.grouping import check_over
+
+    options = PlotOptions(kind, smoothing, group_runs, band, x, logx, logy, histogram_mode, max_points,
+                          check_over(over, "over"))
     size = parse_size(size)
-    found = panels(logdir, options, tags, runs, exclude, steps, storage_options)
+    found = panels(logdir, options, tags, runs, exclude, steps, storage_options, where=where,
+                   hparams_file=hparams_file)
     return draw_panels(found, options, style, size)
 
 

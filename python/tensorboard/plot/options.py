@@ -34,6 +34,12 @@ class PlotOptions:
     logy: bool = False
     histogram_mode: HistogramMode = "offset"
     max_points: int = DEFAULT_MAX_POINTS
+    over: tuple[str, ...] = ()  # hyperparameters the runs of one configuration differ in (logdir.grouping)
+
+    @property
+    def grouped(self) -> bool:
+        """Whether runs are drawn as groups (by name, `group_runs`, or by configuration, `over`)."""
+        return self.group_runs is not None or bool(self.over)
 
     def __post_init__(self) -> None:
         _choice("kind", self.kind, KINDS)
@@ -47,11 +53,15 @@ class PlotOptions:
         compile_pattern("group_runs", self.group_runs)
         if self.group_runs is not None and self.kind != "scalars":
             raise ValueError(f"group_runs groups scalars, not a {self.kind} chart")
+        if self.over and self.kind != "scalars":
+            raise ValueError(f"over groups scalars, not a {self.kind} chart")
+        if self.over and self.group_runs is not None:
+            raise ValueError("over: runs are grouped by configuration or by name (group_runs), not both")
         if not isinstance(self.x, str) or not self.x:
             raise ValueError(f"x {self.x!r}: expected step, relative, wall or a scalar tag")
         if self.x != "step" and self.kind != "scalars":
             raise ValueError(f"x {self.x!r}: a {self.kind} chart is drawn over steps")
-        if self.group_runs is not None and self.x in ("relative", "wall"):
+        if self.grouped and self.x in ("relative", "wall"):
             raise ValueError(f"x {self.x!r}: a group's mean has no time of its own; use step or a scalar tag")
         if self.logx and self.x == "wall":
             raise ValueError("logx: wall time has no log axis; use x relative")

@@ -53,14 +53,18 @@ class _Series:
     upper: np.ndarray | None = None
 
 
-def scalar_panels(runs: list[RunData], options: PlotOptions, tags: str | None = None) -> list[Panel]:
-    """The panels of the scalar tags `tags` (a regex; None: all) of `runs`, as `options` asks.
+def scalar_panels(runs: list[RunData], options: PlotOptions, tags: str | None = None,
+                  groups: dict[str, list[str]] | None = None) -> list[Panel]:
+    """The panels of the scalar tags `tags` (a regex; None: all) of `runs`, as `options` asks; `groups`:
+    {group: its runs} formed by configuration (`options.over`), else by `options.group_runs`.
 
     Raises:
         ValueError: No scalar tag to draw, or a group whose runs hold no scalars.
     """
     tag_re = re.compile(tags) if tags is not None else None
-    sources = _group_series(runs, options) if options.group_runs is not None else \
+    if groups is None and options.group_runs is not None:
+        groups = group_runs([run.name for run in runs], options.group_runs, "group_runs")
+    sources = _group_series(runs, options, groups) if groups is not None else \
         {run.name: _run_series(run) for run in runs}
     wanted = [tag for per in sources.values() for tag in per
               if tag != options.x_tag and (tag_re is None or tag_re.search(tag))]
@@ -107,11 +111,12 @@ def _run_series(run: RunData) -> dict[str, _Series]:
     return out
 
 
-def _group_series(runs: list[RunData], options: PlotOptions) -> dict[str, dict[str, _Series]]:
+def _group_series(runs: list[RunData], options: PlotOptions, groups: dict[str, list[str]]
+                  ) -> dict[str, dict[str, _Series]]:
     """{group: {tag: its mean at the steps all its runs have, with the band's edges}}."""
     by_name = {run.name: run for run in runs}
     out = {}
-    for group, names in group_runs(list(by_name), options.group_runs, "group_runs").items():
+    for group, names in groups.items():
         frame = reduce_runs([by_name[name] for name in names], ("mean", "std", "min", "max"), lax_steps=True,
                             lax_tags=True, duplicate_steps="keep-last")
         per = {}

@@ -272,7 +272,7 @@ def errors_text(extra: dict) -> str:
 
 KNOWN_EXTRAS = ("histogram_dists.py", "read.py", "async_log.py", "jax_step_overhead.py", "startup.py", "soak.py",
                 "first_call.py", "report_export.py", "serving.py", "sweeps.py", "reduce.py", "auth_load.py",
-                "system_cost.py", "plot_figures.py")
+                "system_cost.py", "plot_figures.py", "experiments.py")
 
 
 def access_section(extra: dict | None) -> str:
@@ -286,6 +286,20 @@ def access_section(extra: dict | None) -> str:
             f"{extra['runs']} runs × {extra['points']} scalars while a writer appends, {reps_text(extra)}, "
             f"alternating. Goal: no errors, and with the token at least 95% of the throughput without it (met: "
             f"{yes_no(extra.get('target_met'))}).\n\n" + table(["", ""], rows))
+
+
+def experiments_section(extra: dict | None) -> str:
+    title = "## Hyperparameters from config files, and `tensorboard runs ls` (`bench/experiments.py`)\n\n"
+    if not has_result(extra) or "rows" not in extra:
+        return title + not_run(extra)
+    rows = [[f"{row['runs']:,}", fmt(row["first_load_s"], unit=" s"), fmt(row["with_discovery_s"], unit=" s"),
+             f"{row['overhead']:+.0%}", f"{row['hparams_found']:,}", fmt(row["runs_ls_s"], unit=" s")]
+            for row in extra["rows"]]
+    return (title + f"Reading every run of a logdir in process, without configuration files and with a Lightning "
+            f"`hparams.yaml` and a Hydra `.hydra/config.yaml` per run (discovered and merged), {reps_text(extra)}; "
+            f"then `tensorboard runs ls --metrics loss=min` on the second. Goal: {extra.get('goal', '–')} "
+            f"(met: {yes_no(extra.get('target_met'))}).\n\n"
+            + table(["runs", "read", "read + hparams", "overhead", "hparams found", "`runs ls`"], rows))
 
 
 def system_section(extra: dict | None) -> str:
@@ -333,7 +347,8 @@ def render(results: dict, read_results: dict | None) -> str:
              reading_section(read_results, extras.get("read.py")), report_section(extras.get("report_export.py")),
              plot_section(extras.get("plot_figures.py")),
              serving_section(extras.get("serving.py")), sweeps_section(extras.get("sweeps.py")),
-             reduce_section(extras.get("reduce.py")), access_section(extras.get("auth_load.py")),
+             reduce_section(extras.get("reduce.py")), experiments_section(extras.get("experiments.py")),
+             access_section(extras.get("auth_load.py")),
              system_section(extras.get("system_cost.py")),
              async_section(extras.get("async_log.py")),
              first_call_section(extras.get("first_call.py")), step_overhead_section(extras.get("jax_step_overhead.py")),

@@ -142,3 +142,16 @@ def test_plot_section_shows_both_figures_and_a_missed_goal():
     assert "| ratio (by hand / ours) | 3.0× |  |" in met and "(met: yes)" in met
     assert "(met: **no**)" in page_scale.plot_section(extra(75.0))
     assert "Not part of this run" in page_scale.plot_section(None)
+
+
+def test_the_experiments_section_shows_each_size_and_the_goal():
+    sys.path.insert(0, str(BENCH))
+    import write_page
+
+    extra = {"wall_s": 10.0, "args": ["--reps", "3"], "target_met": False, "goal": "discovery <= 10% of the first load",
+             "rows": [{"runs": 1000, "first_load_s": 0.5, "with_discovery_s": 0.6, "overhead": 0.2,
+                       "hparams_found": 3000, "runs_ls_s": 1.25}]}
+    text = write_page.experiments_section(extra)
+    assert "| 1,000 | 0.5 s | 0.6 s | +20% | 3,000 | 1.25 s |" in text
+    assert "discovery <= 10% of the first load" in text and "(met: **no**)" in text
+    assert write_page.experiments_section(None).endswith("Not part of this run (`bench/run.py --no-extras`).")

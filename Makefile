@@ -44,7 +44,7 @@ test: install
 	@{ bash tools/matrix_envs.sh && $(VENV)/bin/python tools/test_pythons.py run --parallel 1; } \
 	  > artifacts/test_pythons.out 2>&1 & matrix=$$!; \
 	trap 'kill $$matrix 2>/dev/null' EXIT; \
-	TB_STRICT=1 REQUIRE_MXNET=1 $(VENV)/bin/python -m pytest -q tests; status=$$?; \
+	TB_STRICT=1 REQUIRE_MXNET=1 $(VENV)/bin/python -m pytest -q --durations=10 tests; status=$$?; \
 	wait $$matrix; matrix_status=$$?; trap - EXIT; cat artifacts/test_pythons.out; \
 	[ $$status -eq 0 ] && [ $$matrix_status -eq 0 ]
 	bash tools/check_clean.sh check

@@ -53,6 +53,10 @@ def server(logdir, tmp_path_factory):
     served = start_launcher(logdir, tmp_path_factory.mktemp("server"), "--hparams_metrics", "val/loss=min,val/acc")
     try:
         wait_until(lambda: len(_runs(served.port)) == 3, "the three runs served")
+        # the hparams are found right after the first screen is served (without --where, it does not wait)
+        wait_until(lambda: "seed" in {info["name"] for info in _post(served.port, "/data/plugin/hparams/experiment",
+                                                                     {"experimentName": ""}).get("hparamInfos", [])},
+                   "the discovered hparams served (seed: only a directory name holds it)")
         yield served
     finally:
         stop_server(served)

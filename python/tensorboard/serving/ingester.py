@@ -63,11 +63,12 @@ class StandaloneDataIngester:
         sizes, default = size_guidance(getattr(flags, "samples_per_plugin", None))
         roots = logdir_roots(flags)
         preload = take_pending(next(iter(roots))) if len(roots) == 1 else None
-        self._hparams = ServedHParams(hparams_flags(flags))
+        chosen = hparams_flags(flags)
+        self._hparams = ServedHParams(chosen)
         self._logdir = Logdir(roots, sizes, default,
                               purge_orphaned_data=getattr(flags, "purge_orphaned_data", True),
                               selection=run_selection(flags), groups=run_groups(flags), preload=preload,
-                              after_reload=self._hparams.update)
+                              after_reload=self._hparams.update, loaded_after_it=chosen.where is not None)
         self._provider = StandaloneDataProvider(self._logdir, flags.logdir or flags.logdir_spec, self._hparams)
         self._interval = float(getattr(flags, "reload_interval", 5.0))
         self._task = getattr(flags, "reload_task", "auto")

@@ -49,11 +49,12 @@ class Logdir:
 
     def __init__(self, roots: dict, size_guidance: dict, default_size: int, purge_orphaned_data: bool = True,
                  selection: Selection | None = None, groups: GroupRuns | None = None,
-                 preload=None, after_reload=None):
+                 preload=None, after_reload=None, loaded_after_it: bool = False):
         """`selection`: the runs served (--runs, --exclude); `groups`: the group runs served beside them;
         `preload`: a serving.preload.Preload, workers already reading the logdir, whose runs the first
         reload adopts (the preload makes Logdirs; this module does not import it); `after_reload(logdir)`:
-        called at the end of each reload, before the first one counts as loaded (the served hparams)."""
+        called at the end of each reload (the served hparams), before the first reload counts as loaded only
+        with `loaded_after_it` (what it computes decides which runs are served: --where)."""
         self._roots = roots  # path -> run name prefix (None: the logdir itself)
         self._selection = selection
         self._preload = preload
@@ -67,6 +68,7 @@ class Logdir:
         self._remotes: dict[str, RemoteRoot] = {}
         self._reload_lock = threading.Lock()
         self._after_reload = after_reload
+        self._loaded_after_it = loaded_after_it
         self.loaded = threading.Event()  # set after the first complete reload
 
     def runs(self) -> dict[str, RunState]:
@@ -137,9 +139,11 @@ class Logdir:
                 self._read_found(found)
             if self._groups is not None:
                 self._group_states = self._groups.build({name: run.state for name, run in self._runs.items()})
-            if self._after_reload is not None:
+            if self._after_reload is not None and self._loaded_after_it:
                 self._after_reload(self)
             self.loaded.set()
+            if self._after_reload is not None and not self._loaded_after_it:
+                self._after_reload(self)  # the first screen is served meanwhile
 
     def _found(self) -> dict[str, FoundRun]:
         """Run name -> where it is, for every run served now."""

@@ -11,7 +11,7 @@ log() { echo "pythons: $*"; }
 
 MATRIX_DEPS="pytest pytest-timeout hypothesis crc32c numpy pillow matplotlib ml_dtypes moto[server] waitress s3fs \
 fsspec boto3 obstore==0.12.1;python_version>='3.11' playwright requests psutil pandas pyarrow duckdb dask[dataframe] distributed \
-ipykernel nbclient nbformat"
+ipykernel nbclient nbformat hydra-core>=1.3,<1.4"
 OUR_WHEEL=$(ls -t dist/tensorboard-*+standalone*.whl 2>/dev/null | head -n1 || true)
 [ -n "$OUR_WHEEL" ] || { echo "pythons: ERROR: no dist/tensorboard-*+standalone*.whl: run 'make install' first" >&2; exit 1; }
 

@@ -6,7 +6,7 @@ import bisect
 import warnings
 from array import array
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tensorboard.logdir.payloads import (
     DamagedValueError,
@@ -17,6 +17,9 @@ from tensorboard.logdir.payloads import (
 )
 from tensorboard.logdir.purge import EVENT_ACCUMULATOR, PurgeRules
 from tensorboard.src import event_pb2
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SESSION_START_TAG = "_hparams_/session_start_info"  # the hparams plugin's tag of a run's hyperparameters
 
@@ -80,6 +83,22 @@ class KindStore:
 
     def __len__(self) -> int:
         return len(self.steps)
+
+    def rows_by_tag(self) -> dict[str, np.ndarray]:
+        """{tag: its row indices in step order} (stable: rows of one step keep their logged order); tags
+        without rows left out."""
+        import numpy as np
+
+        if not len(self.steps):
+            return {}
+        tags = np.frombuffer(self.tags, np.int32)
+        steps = np.frombuffer(self.steps, np.int64)
+        out = {}
+        for tid, tag in enumerate(self.tag_names):
+            rows = np.flatnonzero(tags == tid)
+            if len(rows):
+                out[tag] = rows[np.argsort(steps[rows], kind="stable")]
+        return out
 
     def purge(self, step: int, tags: set[str] | None = None) -> None:
         """Drops rows at `step` or later (only of `tags` when given), as upstream's reservoirs do.

@@ -98,17 +98,10 @@ def _run_series(run: RunData) -> dict[str, _Series]:
     store = run.scalars
     if not len(store):
         return {}
-    tags = np.frombuffer(store.tags, np.int32)
     steps = np.frombuffer(store.steps, np.int64)
     walls = np.frombuffer(store.walls, np.float64)
     values = np.frombuffer(store.values, np.float64)
-    out = {}
-    for tid, tag in enumerate(store.tag_names):
-        rows = np.flatnonzero(tags == tid)
-        if len(rows):
-            rows = rows[np.argsort(steps[rows], kind="stable")]
-            out[tag] = _Series(steps[rows], walls[rows], values[rows])
-    return out
+    return {tag: _Series(steps[rows], walls[rows], values[rows]) for tag, rows in store.rows_by_tag().items()}
 
 
 def _group_series(runs: list[RunData], options: PlotOptions, groups: dict[str, list[str]]

@@ -30,19 +30,11 @@ def run_series(run: RunData, duplicate_steps: DuplicateSteps | None = None) -> d
     """{tag: (steps, values)} of the run's scalars, steps ascending; a step logged twice is an error
     unless `duplicate_steps` says which value to keep ('keep-first', 'keep-last' or 'mean')."""
     store = run.scalars
-    if not len(store):
-        return {}
-    tags = np.frombuffer(store.tags, np.int32)
     steps = np.frombuffer(store.steps, np.int64)
     values = np.frombuffer(store.values, np.float64)
     out = {}
-    for tid, tag in enumerate(store.tag_names):
-        rows = np.flatnonzero(tags == tid)
-        if not len(rows):
-            continue
+    for tag, rows in store.rows_by_tag().items():
         tag_steps, tag_values = steps[rows], values[rows]
-        order = np.argsort(tag_steps, kind="stable")
-        tag_steps, tag_values = tag_steps[order], tag_values[order]
         repeated = np.flatnonzero(np.diff(tag_steps) == 0)
         if len(repeated):
             tag_steps, tag_values = _one_per_step(run.name, tag, tag_steps, tag_values, repeated, duplicate_steps)

@@ -39,18 +39,8 @@ class DistributionPanel:
 
 
 def _rows(run: RunData, tag_re) -> dict[str, np.ndarray]:
-    """{tag: its row indices in step order} of the run's histograms."""
-    store = run.histograms
-    if not len(store):
-        return {}
-    tags = np.frombuffer(store.tags, np.int32)
-    steps = np.frombuffer(store.steps, np.int64)
-    out = {}
-    for tid, tag in enumerate(store.tag_names):
-        rows = np.flatnonzero(tags == tid)
-        if len(rows) and (tag_re is None or tag_re.search(tag)):
-            out[tag] = rows[np.argsort(steps[rows], kind="stable")]
-    return out
+    """{tag: its row indices in step order} of the run's histograms whose tag `tag_re` finds (None: all)."""
+    return {tag: rows for tag, rows in run.histograms.rows_by_tag().items() if tag_re is None or tag_re.search(tag)}
 
 
 def histogram_panels(runs: list[RunData], tags: str | None, max_points: int) -> list[HistogramPanel]:

@@ -1,6 +1,7 @@
-"""`tensorboard --group_runs REGEX` (and --runs, --exclude) on our provider: beside its members, each group
-is served as one run holding the members' mean and mean ± std, a Custom Scalars margin chart per tag,
-new member points at the next reload; the flags pick our reader or say in one line why they can't."""
+"""`tensorboard --group_runs REGEX` and `--over KEYS` (and --runs, --exclude, --where) on our provider: beside
+its members, each group is served as one run holding the members' mean and mean ± std, a Custom Scalars
+margin chart per tag, new member points at the next reload; the flags pick our reader or say in one line
+why they can't."""
 from __future__ import annotations
 
 import json
@@ -62,6 +63,36 @@ def test_each_group_is_served_as_its_mean_and_band(sweep, tmp_path):
         stop_server(server)
 
 
+def test_over_groups_the_runs_where_keeps_by_their_configuration(tmp_path):
+    logdir = tmp_path / "sweep"
+    losses = {}
+    for lr in (0.01, 0.1, 1.0):
+        for seed in (1, 2, 3):
+            run = f"lr={lr},seed={seed}"
+            losses[run] = [lr * 10 + seed + step / 10 for step in range(5)]
+            with tensorboard.SummaryWriter(logdir / run, metadata=False) as writer:
+                for step, loss in enumerate(losses[run]):
+                    writer.add_scalar("loss", loss, step)
+    with tensorboard.SummaryWriter(logdir / "lr=0.5,seed=1", metadata=False) as writer:  # a group of one
+        writer.add_scalar("loss", 1.0, 0)
+    server = start_launcher(logdir, tmp_path, "--over", "seed", "--where", "lr < 1")
+    try:
+        # --over decides what is served: the first screen already holds the groups
+        wait_until(lambda: server.get("/data/runs"), "the runs")
+        assert sorted(server.get("/data/runs")) == sorted(
+            [f"lr={lr},seed={seed}" for lr in (0.01, 0.1) for seed in (1, 2, 3)] +
+            ["lr=0.5,seed=1", "lr=0.01 (mean)", "lr=0.1 (mean)"])
+        mean = scalars(server, "lr=0.1 (mean)", "loss")
+        members = np.array([losses[f"lr=0.1,seed={seed}"] for seed in (1, 2, 3)])
+        assert [point[1] for point in mean] == list(range(5))
+        np.testing.assert_allclose([point[2] for point in mean], members.mean(axis=0), rtol=1e-6)
+        lower = [point[2] for point in scalars(server, "lr=0.1 (mean)", "loss/lower")]
+        np.testing.assert_allclose(lower, members.mean(axis=0) - members.std(axis=0, ddof=1), rtol=1e-6)
+        wait_until(lambda: "--over: 1 of 3 groups hold one run (lr=0.5,seed=1)" in server.log(), "the note")
+    finally:
+        stop_server(server)
+
+
 def test_runs_and_exclude_pick_the_runs_served(sweep, tmp_path):
     logdir, _ = sweep
     server = start_launcher(logdir, tmp_path, "--runs", "^lr0\\.1_", "--exclude", "seed2$")
@@ -76,6 +107,8 @@ def test_runs_and_exclude_pick_the_runs_served(sweep, tmp_path):
     (["--group_runs", "x", "--data_provider=native"],
      "--group_runs is served by standalone TensorBoard's reader, not by --data_provider=native"),
     (["--runs", "("], "--runs '(' is not a valid regex"),
+    (["--over", "seed", "--group_runs", "x"], "give --group_runs (a regex over run names) or --over"),
+    (["--over", ","], "--over ',': expected one or more hyperparameter names"),
 ])
 def test_flags_our_reader_alone_serves_are_refused_elsewhere_in_one_line(tmp_path, flags, message):
     result = subprocess.run([sys.executable, str(HERE / "run_launcher.py"), "--logdir", str(tmp_path), "--port", "0",

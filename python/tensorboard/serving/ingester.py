@@ -11,7 +11,7 @@ import time
 from tensorboard.logdir.selection import CLI_FLAGS, Selection
 from tensorboard.serving.preload import take_pending
 from tensorboard.serving.provider import StandaloneDataProvider
-from tensorboard.serving.seed_groups import GroupRuns
+from tensorboard.serving.seed_groups import GroupRuns, by_pattern
 from tensorboard.serving.served_hparams import HParamsFlags, ServedHParams, check_flags
 from tensorboard.serving.served_logdir import Logdir
 
@@ -45,15 +45,17 @@ def run_selection(flags) -> Selection | None:
 
 
 def hparams_flags(flags) -> HParamsFlags:
-    """--hparams_file, --hparams_metrics and --where, checked (serving.paths checked them at start-up)."""
+    """--hparams_file, --hparams_metrics, --where and --over, checked (serving.paths checked them at start-up)."""
     return check_flags(getattr(flags, "hparams_file", None), getattr(flags, "hparams_metrics", None),
-                       getattr(flags, "where", None))
+                       getattr(flags, "where", None), getattr(flags, "over", None))
 
 
-def run_groups(flags) -> GroupRuns | None:
-    """The group runs --group_runs adds (None: none)."""
+def run_groups(flags, hparams: ServedHParams) -> GroupRuns | None:
+    """The group runs --group_runs or --over adds, of the runs --where keeps (None: none)."""
     pattern = getattr(flags, "group_runs", None)
-    return None if pattern is None else GroupRuns(pattern)
+    if pattern is not None:
+        return GroupRuns(by_pattern(pattern, hparams.wants))
+    return GroupRuns(hparams.configurations) if getattr(flags, "over", None) else None
 
 
 class StandaloneDataIngester:
@@ -67,8 +69,8 @@ class StandaloneDataIngester:
         self._hparams = ServedHParams(chosen)
         self._logdir = Logdir(roots, sizes, default,
                               purge_orphaned_data=getattr(flags, "purge_orphaned_data", True),
-                              selection=run_selection(flags), groups=run_groups(flags), preload=preload,
-                              after_reload=self._hparams.update, loaded_after_it=chosen.where is not None)
+                              selection=run_selection(flags), groups=run_groups(flags, self._hparams), preload=preload,
+                              after_reload=self._hparams.update, loaded_after_it=chosen.decide_runs())
         self._provider = StandaloneDataProvider(self._logdir, flags.logdir or flags.logdir_spec, self._hparams)
         self._interval = float(getattr(flags, "reload_interval", 5.0))
         self._task = getattr(flags, "reload_task", "auto")

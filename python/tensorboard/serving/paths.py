@@ -27,11 +27,11 @@ DESCRIPTIONS = {
 
 
 PATTERN_FLAGS = ("runs", "exclude", "group_runs")  # regexes
-RUN_FLAGS = ("runs", "exclude", "group_runs", "where", "hparams_file", "hparams_metrics")  # our reader's only
+RUN_FLAGS = ("runs", "exclude", "group_runs", "over", "where", "hparams_file", "hparams_metrics")  # our reader's only
 
 
 class DataPathFlag(base_plugin.TBLoader):
-    """Adds --data_provider, --runs, --exclude, --group_runs, --where, --hparams_file and --hparams_metrics to
+    """Adds --data_provider, --runs, --exclude, --group_runs, --over, --where, --hparams_file and --hparams_metrics to
     upstream's flags (shown by --helpfull);
     loads no plugin."""
 
@@ -46,6 +46,10 @@ class DataPathFlag(base_plugin.TBLoader):
                             help="Also serve one run per group of runs whose names are equal once the regex's "
                                  "matches are removed, holding the group's mean and mean ± std, with a Custom "
                                  "Scalars margin chart per tag (standalone reader).")
+        parser.add_argument("--over", metavar="KEYS", type=str, default=None,
+                            help="Also serve one run per configuration: the runs whose hyperparameters agree on "
+                                 "every key but these (comma-separated, e.g. seed), holding their mean and mean ± "
+                                 "std as --group_runs does (docs/experiments.md; standalone reader).")
         parser.add_argument("--where", metavar="QUERY", type=str, default=None,
                             help="Serve only the runs whose hyperparameters match, e.g. 'lr < 0.01 and optimizer == "
                                  "\"adam\"' (docs/experiments.md; standalone reader).")
@@ -66,7 +70,10 @@ class DataPathFlag(base_plugin.TBLoader):
             try:
                 for name in (n for n in wanted if n in PATTERN_FLAGS):
                     compile_pattern("--" + name, getattr(flags, name))
-                check_flags(flags.hparams_file, flags.hparams_metrics, flags.where)
+                check_flags(flags.hparams_file, flags.hparams_metrics, flags.where, flags.over)
+                if flags.group_runs is not None and flags.over is not None:
+                    raise ValueError("give --group_runs (a regex over run names) or --over (hyperparameters), "
+                                     "not both")
             except (ValueError, TypeError) as err:
                 raise base_plugin.FlagsError(str(err)) from None
             if flags.data_provider == "auto":

@@ -44,11 +44,12 @@ class StandaloneDataProvider(provider.DataProvider):
         self._hparams = hparams
 
     def _runs(self) -> dict:
-        """The runs served (those --where keeps), a snapshot."""
+        """The runs served (those --where keeps, and the group runs, made of those), a snapshot."""
         runs = self._logdir.runs()
         if self._hparams is None:
             return runs
-        return {name: run for name, run in runs.items() if self._hparams.wants(name)}
+        groups = self._logdir.group_runs()
+        return {name: run for name, run in runs.items() if name in groups or self._hparams.wants(name)}
 
     def __str__(self) -> str:
         return "StandaloneDataProvider(logdir=%r)" % self._location

@@ -1,9 +1,12 @@
-"""Group runs for `tensorboard --group_runs REGEX`: beside its members, each group of runs (names equal
-once the regex's matches are removed, `stats.grouping`) is served as one more run holding, per
-scalar tag, the members' mean at the steps they all have, and `<tag>/lower`, `<tag>/upper` (mean ±
-std, ddof=1). A Custom Scalars layout draws each tag as a margin chart. Rebuilt from the members'
-series after every reload, so new points show at the next reload."""
+"""Group runs for `tensorboard --group_runs REGEX` and `--over KEYS`: beside its members, each group of
+runs (names equal once the regex's matches are removed, `stats.grouping`; or runs whose hyperparameters
+agree on every key but KEYS, `logdir.grouping`) is served as one more run holding, per scalar tag, the
+members' mean at the steps they all have, and `<tag>/lower`, `<tag>/upper` (mean ± std, ddof=1). A
+Custom Scalars layout draws each tag as a margin chart. Rebuilt from the members' series after every
+reload, so new points show at the next reload."""
 from __future__ import annotations
+
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -22,17 +25,25 @@ def group_run_name(group: str) -> str:
     return f"{group} (mean)"
 
 
+Grouper = Callable[[Sequence[str]], "dict[str, list[str]]"]  # run names -> {group: its runs}
+
+
+def by_pattern(pattern, wants: Callable[[str], bool] = lambda run: True) -> Grouper:
+    """--group_runs: the runs `wants` keeps, grouped by their names once `pattern`'s matches are removed."""
+    return lambda names: group_runs([name for name in names if wants(name)], pattern, "--group_runs")
+
+
 class GroupRuns:
     """Builds the group runs of a set of runs; one per group of two or more runs. A group whose members
     are unchanged since the last build keeps its run (an idle reload rebuilds nothing)."""
 
-    def __init__(self, pattern):
-        self.pattern = pattern
+    def __init__(self, grouper: Grouper):
+        self._grouper = grouper
         self._built: dict[str, tuple[tuple, RunState]] = {}  # group run -> (its members' state, the run)
 
     def build(self, runs: dict[str, RunState]) -> dict[str, RunState]:
-        groups = sorted((group, members) for group, members in
-                        group_runs(list(runs), self.pattern, "--group_runs").items() if len(members) > 1)
+        groups = sorted((group, members) for group, members in self._grouper(list(runs)).items()
+                        if len(members) > 1 and all(member in runs for member in members))
         built: dict[str, tuple[tuple, RunState]] = {}
         for group, members in groups:
             name = group_run_name(group)

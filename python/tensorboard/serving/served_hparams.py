@@ -3,17 +3,19 @@ discovered by the engine (logdir.hparams_sources: Lightning, Hydra, Ray Tune fil
 parts, --hparams_file) and merged with what add_hparams logged, then served as the plugin content of
 each run's `_hparams_/session_start_info` and of one `_hparams_/experiment`, with the metrics
 --hparams_metrics names (a best value, `val/loss (min)`, is answered by read_last_scalars). Also the
---where filter, which needs the runs' hparams.
+--where filter and the --over groups, which need the runs' hparams.
 
 A logdir where nothing beyond add_hparams is found, and no --hparams_metrics is given, is served
 exactly as upstream serves it. Discovery runs again when the served runs change, and at most every
 REDISCOVER_S seconds otherwise (unchanged files are not read again: logdir.hparams_sources.ConfigCache)."""
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from typing import NamedTuple
 
+from tensorboard.logdir.grouping import check_over, group_over
 from tensorboard.logdir.hparams_plugin import (
     EXPERIMENT_TAG,
     SESSION_START_INFO_TAG,
@@ -27,6 +29,7 @@ from tensorboard.logdir.query import Query
 
 REDISCOVER_S = 60.0
 PLUGIN = "hparams"
+logger = logging.getLogger("tensorboard.serving")
 
 
 class HParamsFlags(NamedTuple):
@@ -35,6 +38,12 @@ class HParamsFlags(NamedTuple):
     hparams_file: str | None = None
     metrics: tuple[MetricChoice, ...] = ()
     where: Query | None = None
+    over: tuple[str, ...] = ()
+
+    def decide_runs(self) -> bool:
+        """Whether the hparams decide which runs are served (--where) or grouped (--over): then they are
+        found before the first screen is served."""
+        return self.where is not None or bool(self.over)
 
 
 class _Served(NamedTuple):
@@ -55,6 +64,7 @@ class ServedHParams:
         self._seen: tuple = ()
         self._at = float("-inf")
         self._lock = threading.Lock()
+        self._told = ""  # the last --over notes logged
 
     def update(self, logdir, force: bool = False) -> None:
         """Discovers again when the runs changed, REDISCOVER_S passed, or `force`."""
@@ -98,6 +108,23 @@ class ServedHParams:
         where = self._flags.where
         return where is None or where.matches(run, self._served.values.get(run, {}))
 
+    def configurations(self, runs) -> dict[str, list[str]]:
+        """--over: {group: its runs} of the `runs` --where keeps that have hparams, grouped by every key but
+        --over's (logdir.grouping). Its notes (groups of one run, runs lacking a key; an --over key no run
+        has, which groups nothing) are logged once each time they change."""
+        values = {run: self._served.values[run] for run in runs if run in self._served.values and self.wants(run)}
+        try:
+            grouping = group_over(values, self._flags.over)
+            groups, notes = {group.name: list(group.runs) for group in grouping.groups}, grouping.notes
+        except ValueError as err:  # no run has the key yet: a sweep may still be starting
+            groups, notes = {}, [str(err)]
+        told = "; ".join(notes)
+        if told != self._told:
+            self._told = told
+            for note in notes:
+                logger.warning("--over: %s", note)
+        return groups
+
     def contents(self, run: str) -> dict[str, bytes] | None:
         """{tag: plugin content} of the hparams tags served for `run` instead of its own; None: its own."""
         return self._served.contents.get(run) if self._served.contents else None
@@ -133,11 +160,13 @@ def _shared_scalar_tags(runs: dict, values: dict) -> list[str]:
     return [tag for tag in (shared or {}) if not tag.startswith("_hparams_/")]
 
 
-def check_flags(hparams_file: str | None, hparams_metrics: str | None, where: str | None) -> HParamsFlags:
+def check_flags(hparams_file: str | None, hparams_metrics: str | None, where: str | None,
+                over: str | None = None) -> HParamsFlags:
     """The flags parsed; a ValueError naming the flag for a bad one."""
     from tensorboard.logdir.hparams_sources import config_files
     from tensorboard.logdir.query import parse_query
 
     config_files(hparams_file)  # checks the name
     metrics = tuple(parse_metrics(hparams_metrics, "--hparams_metrics")) if hparams_metrics else ()
-    return HParamsFlags(hparams_file, metrics, parse_query(where, "--where") if where is not None else None)
+    return HParamsFlags(hparams_file, metrics, parse_query(where, "--where") if where is not None else None,
+                        check_over(over))

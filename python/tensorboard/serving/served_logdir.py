@@ -54,7 +54,7 @@ class Logdir:
         `preload`: a serving.preload.Preload, workers already reading the logdir, whose runs the first
         reload adopts (the preload makes Logdirs; this module does not import it); `after_reload(logdir)`:
         called at the end of each reload (the served hparams), before the first reload counts as loaded only
-        with `loaded_after_it` (what it computes decides which runs are served: --where)."""
+        with `loaded_after_it` (what it computes decides which runs are served or grouped: --where, --over)."""
         self._roots = roots  # path -> run name prefix (None: the logdir itself)
         self._selection = selection
         self._preload = preload
@@ -74,6 +74,10 @@ class Logdir:
     def runs(self) -> dict[str, RunState]:
         """Run name -> its data, a snapshot (safe to iterate while a reload goes on); group runs last."""
         return {**{name: run.state for name, run in list(self._runs.items())}, **self._group_states}
+
+    def group_runs(self) -> set[str]:
+        """The names of the group runs served now (--group_runs, --over)."""
+        return set(self._group_states)
 
     def local_directories(self) -> dict[str, dict[str, str]]:
         """Local root -> {run name: its directory} of the runs served now (object-store runs left out)."""
@@ -137,10 +141,10 @@ class Logdir:
                 for name in [n for n in self._runs if n not in found]:
                     del self._runs[name]
                 self._read_found(found)
+            if self._after_reload is not None and self._loaded_after_it:
+                self._after_reload(self)  # before the groups: --over groups by what it finds
             if self._groups is not None:
                 self._group_states = self._groups.build({name: run.state for name, run in self._runs.items()})
-            if self._after_reload is not None and self._loaded_after_it:
-                self._after_reload(self)
             self.loaded.set()
             if self._after_reload is not None and not self._loaded_after_it:
                 self._after_reload(self)  # the first screen is served meanwhile

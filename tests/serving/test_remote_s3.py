@@ -1,6 +1,7 @@
 """An s3:// logdir served through each fetch path (s3fs, obstore) answers as the same bytes on a local disk:
 an object that grows between reloads is read by ranges from where the last read stopped, and an object
-deleted between a reload's listing and its fetch is skipped until the next reload, its run kept as it was.
+deleted between a reload's listing and its fetch is skipped until the next reload, its run kept as it was;
+configuration files on the store are served as the runs' hparams and --where filters by them.
 moto's S3 app on 127.0.0.1, endpoint and credentials from the AWS variables, as the server takes them."""
 from __future__ import annotations
 
@@ -97,3 +98,27 @@ def test_an_object_deleted_after_the_listing_is_skipped_until_the_next_reload(s3
     assert steps("a") == [1, 2] and steps("b") == [1]  # b keeps what it showed
     store.reload()  # listed again: gone
     assert sorted(r.run_name for r in provider.list_runs(CTX, experiment_id=E)) == ["a"]
+
+
+def test_configuration_files_on_the_store_are_served_as_hparams_and_filter_runs(s3, tmp_path):
+    from tensorboard.logdir.query import parse_query
+    from tensorboard.plugins.hparams import plugin_data_pb2
+    from tensorboard.serving.ingester import size_guidance
+    from tensorboard.serving.served_hparams import SESSION_START_INFO_TAG, HParamsFlags, ServedHParams
+    from tensorboard.serving.served_logdir import Logdir
+
+    url = "s3://" + s3.prefix
+    for run in ("sweep/lr=0.1,seed=1", "sweep/lr=0.01,seed=2"):
+        put(s3, f"{run}/events.out.tfevents.1.x", _header() + _event(1, loss=1.0), tmp_path)
+    put(s3, "sweep/lr=0.01,seed=2/hparams.yaml", b"optimizer: adam\nmodel:\n  width: 64\n", tmp_path)
+    served = ServedHParams(HParamsFlags(where=parse_query('optimizer == "adam"', "--where")))
+    sizes, default = size_guidance(None)
+    logdir = Logdir({url: None}, sizes, default, after_reload=served.update, loaded_after_it=True)
+    logdir.reload()
+    provider = StandaloneDataProvider(logdir, url, served)
+    assert [run.run_name for run in provider.list_runs(CTX, experiment_id="")] == ["sweep/lr=0.01,seed=2"]
+    content = served.contents("sweep/lr=0.01,seed=2")[SESSION_START_INFO_TAG]
+    start = plugin_data_pb2.HParamsPluginData.FromString(content).session_start_info
+    assert {key: value.WhichOneof("kind") and getattr(value, value.WhichOneof("kind"))
+            for key, value in start.hparams.items()} == {"lr": 0.01, "seed": 2.0, "optimizer": "adam",
+                                                         "model.width": 64.0}

@@ -66,10 +66,12 @@ class RemoteRoot:
     def __init__(self, url: str):
         self.url = url.rstrip("/")
         self.storage = storage_for(self.url, **reading_options(self.url, None))
+        self.files: dict[str, int] = {}  # the last listing, {URL: size}: where configuration files are found
 
     def run_files(self) -> dict[str, dict[str, int]]:
         """Run directory URL -> {event file name: size}, from one recursive listing."""
-        return object_store_runs(self.url, list_files(self.storage, self.url))
+        self.files = list_files(self.storage, self.url)
+        return object_store_runs(self.url, self.files)
 
     def read(self, jobs: list[tuple[object, ServedFile, int]]) -> set[int]:
         """Reads each (run state, file state, listed size) job's new bytes into its run, in order;

@@ -73,13 +73,10 @@ class ServedHParams:
         if not force and seen == self._seen and time.monotonic() - self._at < REDISCOVER_S:
             return
         discovered: dict[str, dict] = {}
-        for root, directories in logdir.local_directories().items():
-            from tensorboard.events.storage import storage_for
-            from tensorboard.logdir.discovery import Listing
-
-            cache = self._caches.setdefault(root, ConfigCache())
-            discovered.update(discover_hparams(Listing(storage_for(root), [], root=root), self._flags.hparams_file,
-                                               cache=cache, directories=directories))
+        for listing, directories in logdir.run_listings():
+            cache = self._caches.setdefault(listing.root, ConfigCache())
+            discovered.update(discover_hparams(listing, self._flags.hparams_file, cache=cache,
+                                               directories=directories))
         served = self._serve(runs, discovered)
         with self._lock:
             self._served, self._seen, self._at = served, seen, time.monotonic()

@@ -12,7 +12,7 @@ import time
 from typing import NamedTuple
 
 from tensorboard.events.storage import is_remote, storage_for
-from tensorboard.logdir.discovery import directory_run, event_directories
+from tensorboard.logdir.discovery import Listing, directory_run, event_directories
 from tensorboard.logdir.follow import MARK_BYTES, TailBatch
 from tensorboard.logdir.names import prefixed
 from tensorboard.logdir.selection import Selection
@@ -79,15 +79,21 @@ class Logdir:
         """The names of the group runs served now (--group_runs, --over)."""
         return set(self._group_states)
 
-    def local_directories(self) -> dict[str, dict[str, str]]:
-        """Local root -> {run name: its directory} of the runs served now (object-store runs left out)."""
-        roots = [os.path.expanduser(root) for root in self._roots if not is_remote(root)]
-        out: dict[str, dict[str, str]] = {root: {} for root in roots}
-        for name, run in list(self._runs.items()):
-            for root in roots:
-                if run.directory == root or run.directory.startswith(root.rstrip(os.sep) + os.sep):
-                    out[root][name] = run.directory
-                    break
+    def run_listings(self) -> list[tuple[Listing, dict[str, str]]]:
+        """Per root, where its runs' configuration files are looked up: a Listing (on an object store
+        with the files of its last listing, so nothing is listed again) and {run name: its directory}
+        of the runs served now."""
+        out = []
+        for root in self._roots:
+            if is_remote(root):
+                remote = self._remote_root(root)
+                listing, separator = Listing(remote.storage, [], root=remote.url, files=remote.files), "/"
+            else:
+                root = os.path.expanduser(root)
+                listing, separator = Listing(storage_for(root), [], root=root), os.sep
+            prefix = listing.root.rstrip(separator) + separator
+            out.append((listing, {name: run.directory for name, run in list(self._runs.items())
+                                  if run.directory == listing.root or run.directory.startswith(prefix)}))
         return out
 
     def _new_state(self, name: str) -> RunState:

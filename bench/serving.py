@@ -126,15 +126,17 @@ def _scalars(url: str, run: str):
     return _get(url + "/data/plugin/scalars/scalars?" + urllib.parse.urlencode({"run": run, "tag": TAG}))
 
 
-def serve(path: str, logdir: str, runs: list[str], python: str, workdir: str) -> dict:
-    """Start a server on `path`, time the complete load and a reload, and stop it."""
+def serve(path: str, logdir: str, runs: list[str], python: str, workdir: str, flags: tuple[str, ...] = (),
+          reloads: int = RELOADS, points: int = POINTS) -> dict:
+    """Start a server on `path` (with `flags`), time the complete load (every run listed, the last one's
+    `points` scalars of TAG served) and `reloads` reloads, and stop it."""
     port = free_port()
     url = "http://127.0.0.1:%d" % port
     env = server_env()
     log = open(os.path.join(workdir, "%s.log" % path), "wb")
     start = time.perf_counter()
     proc = subprocess.Popen([python, LAUNCHER, "--logdir", logdir, "--port", str(port), "--reload_interval", "1",
-                             "--data_provider=" + path], stdout=log, stderr=subprocess.STDOUT,
+                             "--data_provider=" + path, *flags], stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, env=env, start_new_session=True, cwd=workdir)
     memory = Memory(proc.pid)
     result: dict = {}
@@ -149,8 +151,8 @@ def serve(path: str, logdir: str, runs: list[str], python: str, workdir: str) ->
             if now >= next_poll:
                 tags = _get(url + "/data/plugin/scalars/tags")
                 if tags is not None and len(tags) >= len(runs):
-                    points = _scalars(url, last)
-                    if points is not None and len(points) == POINTS:
+                    served = _scalars(url, last)
+                    if served is not None and len(served) == points:
                         result["load_s"] = round(time.perf_counter() - start, 3)
                         break
                 # every 0.1 s, or 5 % of the time so far when longer: a poll costs the server time too
@@ -163,10 +165,11 @@ def serve(path: str, logdir: str, runs: list[str], python: str, workdir: str) ->
             time.sleep(0.05)
         result["peak_pss_mib"] = round(memory.pss / 2**20, 1)
         result["peak_rss_mib"] = round(memory.rss / 2**20, 1)
-        # the median of RELOADS appends: each waits until the server reads the new bytes (its next reload at the latest)
-        result["reload_s"] = round(statistics.median(_reload(url, logdir, runs[0], proc) for _ in range(RELOADS)), 3)
+        if reloads:  # the median of `reloads` appends: each waits until the server reads the new bytes
+            times = [_reload(url, logdir, runs[0], proc) for _ in range(reloads)]
+            result["reload_s"] = round(statistics.median(times), 3)
         first = _scalars(url, runs[len(runs) // 2])
-        result["complete"] = first is not None and len(first) == POINTS
+        result["complete"] = first is not None and len(first) == points
     finally:
         stop_group(proc)
         log.close()

@@ -295,11 +295,18 @@ def experiments_section(extra: dict | None) -> str:
     rows = [[f"{row['runs']:,}", fmt(row["first_load_s"], unit=" s"), fmt(row["with_discovery_s"], unit=" s"),
              f"{row['overhead']:+.0%}", f"{row['hparams_found']:,}", fmt(row["runs_ls_s"], unit=" s")]
             for row in extra["rows"]]
+    ui = [[f"{row['runs']:,}", fmt(row["ui_first_load_s"], unit=" s"),
+           f"{fmt(row['ui_with_hparams_s'], unit=' s')} ({row['ui_overhead']:+.0%})",
+           f"{fmt(row['ui_with_where_s'], unit=' s')} ({row['ui_where_overhead']:+.0%})"]
+          for row in extra["rows"] if "ui_first_load_s" in row]
+    ui_text = ("\n\nThe web UI's first load (timed as in `bench/serving.py`) of the same two logdirs, "
+               f"{reps_text(extra)}:\n\n" + table(["runs", "no config files", "config files",
+                                                   "config files, `--where 'seed >= 0'`"], ui)) if ui else ""
     return (title + f"Reading every run of a logdir in process, without configuration files and with a Lightning "
             f"`hparams.yaml` and a Hydra `.hydra/config.yaml` per run (discovered and merged), {reps_text(extra)}; "
             f"then `tensorboard runs ls --metrics loss=min` on the second. Goal: {extra.get('goal', '–')} "
             f"(met: {yes_no(extra.get('target_met'))}).\n\n"
-            + table(["runs", "read", "read + hparams", "overhead", "hparams found", "`runs ls`"], rows))
+            + table(["runs", "read", "read + hparams", "overhead", "hparams found", "`runs ls`"], rows) + ui_text)
 
 
 def system_section(extra: dict | None) -> str:

@@ -150,8 +150,10 @@ def test_the_experiments_section_shows_each_size_and_the_goal():
 
     extra = {"wall_s": 10.0, "args": ["--reps", "3"], "target_met": False, "goal": "discovery <= 10% of the first load",
              "rows": [{"runs": 1000, "first_load_s": 0.5, "with_discovery_s": 0.6, "overhead": 0.2,
-                       "hparams_found": 3000, "runs_ls_s": 1.25}]}
+                       "hparams_found": 3000, "runs_ls_s": 1.25, "ui_first_load_s": 1.0, "ui_with_hparams_s": 1.02,
+                       "ui_overhead": 0.02, "ui_with_where_s": 1.1, "ui_where_overhead": 0.1}]}
     text = write_page.experiments_section(extra)
     assert "| 1,000 | 0.5 s | 0.6 s | +20% | 3,000 | 1.25 s |" in text
+    assert "| 1,000 | 1 s | 1.02 s (+2%) | 1.1 s (+10%) |" in text
     assert "discovery <= 10% of the first load" in text and "(met: **no**)" in text
     assert write_page.experiments_section(None).endswith("Not part of this run (`bench/run.py --no-extras`).")

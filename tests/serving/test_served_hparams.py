@@ -102,3 +102,34 @@ def test_a_bad_query_stops_the_server_with_one_line_naming_the_flag(logdir):
                           env=clean_env())
     assert done.returncode != 0
     assert "--where" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_first_update_takes_the_discovery_begun_before_the_read_unless_runs_appeared(tmp_path, monkeypatch):
+    from tensorboard.logdir.query import parse_query
+    from tensorboard.serving import served_hparams
+    from tensorboard.serving.ingester import size_guidance
+    from tensorboard.serving.served_logdir import Logdir
+
+    calls = []
+    discover = served_hparams.discover_hparams
+    monkeypatch.setattr(served_hparams, "discover_hparams",
+                        lambda listing, *args, **kwargs: calls.append(sorted(kwargs["directories"])) or
+                        discover(listing, *args, **kwargs))
+    for run in ("lr=0.1,seed=1", "lr=0.01,seed=2"):
+        with SummaryWriter(str(tmp_path / run), metadata=False) as writer:
+            writer.add_scalar("loss", 1.0, 0)
+    hparams = served_hparams.ServedHParams(served_hparams.HParamsFlags(where=parse_query("lr < 0.05", "--where")))
+    sizes, default = size_guidance(None)
+    logdir = Logdir({str(tmp_path): None}, sizes, default, after_reload=hparams.update, loaded_after_it=True)
+    hparams.prefetch(logdir.run_listings(logdir.listing()))
+    logdir.reload()
+    assert calls == [["lr=0.01,seed=2", "lr=0.1,seed=1"]]  # the prefetch's, taken by the first update
+    assert [run for run in logdir.runs() if hparams.wants(run)] == ["lr=0.01,seed=2"]
+
+    calls.clear()  # a run that appears after the prefetch began: the update discovers again
+    hparams.prefetch(logdir.run_listings(logdir.listing()))
+    with SummaryWriter(str(tmp_path / "lr=0.001,seed=3"), metadata=False) as writer:
+        writer.add_scalar("loss", 1.0, 0)
+    logdir.reload()
+    assert len(calls) == 2 and "lr=0.001,seed=3" in calls[1]
+    assert sorted(run for run in logdir.runs() if hparams.wants(run)) == ["lr=0.001,seed=3", "lr=0.01,seed=2"]

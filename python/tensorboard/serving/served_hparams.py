@@ -65,6 +65,7 @@ class ServedHParams:
         self._at = float("-inf")
         self._lock = threading.Lock()
         self._told = ""  # the last --over notes logged
+        self._prefetch: tuple[threading.Thread, dict] | None = None  # a discovery begun before the first read
 
     def update(self, logdir, force: bool = False) -> None:
         """Discovers again when the runs changed, REDISCOVER_S passed, or `force`."""
@@ -72,14 +73,46 @@ class ServedHParams:
         seen = tuple(runs)
         if not force and seen == self._seen and time.monotonic() - self._at < REDISCOVER_S:
             return
-        discovered: dict[str, dict] = {}
-        for listing, directories in logdir.run_listings():
-            cache = self._caches.setdefault(listing.root, ConfigCache())
-            discovered.update(discover_hparams(listing, self._flags.hparams_file, cache=cache,
-                                               directories=directories))
+        discovered = self._prefetched(runs)
+        if discovered is None:
+            discovered = self.discover(logdir.run_listings())
         served = self._serve(runs, discovered)
         with self._lock:
             self._served, self._seen, self._at = served, seen, time.monotonic()
+
+    def discover(self, listings) -> dict[str, dict]:
+        """{run: {key: HParam}} from the configuration files and path parts of the runs of `listings`
+        (Logdir.run_listings), unchanged files taken from each root's cache."""
+        discovered: dict[str, dict] = {}
+        for listing, directories in listings:
+            cache = self._caches.setdefault(listing.root, ConfigCache())
+            discovered.update(discover_hparams(listing, self._flags.hparams_file, cache=cache,
+                                               directories=directories))
+        return discovered
+
+    def prefetch(self, listings) -> None:
+        """Begins `discover(listings)` on a thread, for the first update to take: the first screen waits
+        for the hparams with --where or --over, and meanwhile the event files are read."""
+        result: dict = {}
+
+        def run():
+            try:
+                result["discovered"] = self.discover(listings)
+            except Exception as err:  # pylint: disable=broad-except  (the update discovers again, and says why)
+                logger.warning("finding the runs' configuration files: %s", err)
+
+        thread = threading.Thread(target=run, name="HParamsDiscovery", daemon=True)
+        thread.start()
+        self._prefetch = (thread, result)
+
+    def _prefetched(self, runs: dict) -> dict[str, dict] | None:
+        """The prefetch's result when it covers every run read (None: none, or runs appeared since)."""
+        if self._prefetch is None:
+            return None
+        (thread, result), self._prefetch = self._prefetch, None
+        thread.join()
+        discovered = result.get("discovered")
+        return discovered if discovered is not None and set(runs) <= set(discovered) else None
 
     def _serve(self, runs: dict, discovered: dict[str, dict]) -> _Served:
         found_any = any(discovered.values())

@@ -79,10 +79,12 @@ class Logdir:
         """The names of the group runs served now (--group_runs, --over)."""
         return set(self._group_states)
 
-    def run_listings(self) -> list[tuple[Listing, dict[str, str]]]:
+    def run_listings(self, found: dict[str, FoundRun] | None = None) -> list[tuple[Listing, dict[str, str]]]:
         """Per root, where its runs' configuration files are looked up: a Listing (on an object store
         with the files of its last listing, so nothing is listed again) and {run name: its directory}
-        of the runs served now."""
+        of the runs served now (or of `found`, a listing not read yet)."""
+        directories = {name: run.directory for name, run in list(self._runs.items())} if found is None else \
+            {name: where.directory for name, where in found.items()}
         out = []
         for root in self._roots:
             if is_remote(root):
@@ -92,9 +94,13 @@ class Logdir:
                 root = os.path.expanduser(root)
                 listing, separator = Listing(storage_for(root), [], root=root), os.sep
             prefix = listing.root.rstrip(separator) + separator
-            out.append((listing, {name: run.directory for name, run in list(self._runs.items())
-                                  if run.directory == listing.root or run.directory.startswith(prefix)}))
+            out.append((listing, {name: directory for name, directory in directories.items()
+                                  if directory == listing.root or directory.startswith(prefix)}))
         return out
+
+    def all_local(self) -> bool:
+        """True when every root is on a local disk."""
+        return not any(is_remote(root) for root in self._roots)
 
     def _new_state(self, name: str) -> RunState:
         return RunState(name, self._sizes, self._default_size, self._purge)

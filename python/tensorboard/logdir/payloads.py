@@ -1,5 +1,6 @@
-"""Payload decoding for the DataFrames: TensorProto -> NumPy, PNG/JPEG/GIF -> pixels, WAV -> samples.
-No TensorFlow: NumPy, Pillow (images) and the standard library (WAV)."""
+"""Payload decoding for every front door: TensorProto -> NumPy (the reader's frames and the served series
+alike), PNG/JPEG/GIF -> pixels, WAV -> samples. No TensorFlow: NumPy, Pillow (images) and the standard
+library (WAV)."""
 from __future__ import annotations
 
 import io
@@ -13,11 +14,11 @@ _DTYPES = {1: (np.float32, "float_val"), 2: (np.float64, "double_val"), 3: (np.i
            8: (np.complex64, "scomplex_val"), 9: (np.int64, "int64_val"), 10: (np.bool_, "bool_val"),
            17: (np.uint16, "int_val"), 18: (np.complex128, "dcomplex_val"), 19: (np.float16, "half_val"),
            22: (np.uint32, "uint32_val"), 23: (np.uint64, "uint64_val")}
-
-
-# Bytes per element of packed `tensor_content`, by DataType enum (DT_BFLOAT16 = 14 has no NumPy dtype).
+_BFLOAT16 = 14  # no NumPy dtype: read as its bit patterns (uint16), widened to float32, which holds each exactly
+_BFLOAT16_BITS = (np.uint16, "half_val")
+# Bytes per element of packed `tensor_content`, by DataType enum.
 _ITEM_BYTES = {**{enum: np.dtype(dtype).itemsize for enum, (dtype, _) in _DTYPES.items() if dtype is not object},
-               14: 2}
+               _BFLOAT16: 2}
 # Typed values may be fewer than the shape declares: the last one fills the rest (TensorFlow's rule). A file may
 # declare at most this many elements per value present (at least one), so a few bytes can't ask for gigabytes.
 SPLAT_FACTOR = 1024
@@ -62,6 +63,8 @@ def check_tensor(tensor, plugin: str = "") -> int:
     """The element count of `tensor`, once its bytes can hold what its shape declares and `plugin` (the tag's
     plugin name) can read its shape and dtype; else DamagedValueError, before anything is allocated. Packed
     content must be exactly count x item size; typed values may fill at most SPLAT_FACTOR times their number."""
+    if tensor.dtype not in _DTYPES and tensor.dtype != _BFLOAT16:  # quantized, resource, variant, unknown
+        raise DamagedValueError(f"its dtype (DataType {tensor.dtype}) holds no numbers or text a reader decodes")
     count = declared_elements(tensor)
     if tensor.tensor_content:
         item = _ITEM_BYTES.get(tensor.dtype)
@@ -71,8 +74,7 @@ def check_tensor(tensor, plugin: str = "") -> int:
         if item is None and count > len(tensor.tensor_content):
             raise DamagedValueError(f"its shape declares {count} elements in {len(tensor.tensor_content)} bytes")
     else:
-        field = _DTYPES.get(tensor.dtype, (None, "half_val" if tensor.dtype == 14 else None))[1]
-        present = len(getattr(tensor, field)) if field else 0
+        present = len(getattr(tensor, _DTYPES.get(tensor.dtype, _BFLOAT16_BITS)[1]))
         if count > SPLAT_FACTOR * max(present, 1):
             raise DamagedValueError(f"its shape declares {count} elements for {present} values")
     rule = _PLUGIN_SHAPES.get(plugin)
@@ -94,21 +96,29 @@ def check_plugin_content(plugin: str, content: bytes) -> None:
 
 
 def tensor_to_numpy(tensor) -> np.ndarray:
-    """The array a TensorProto holds (packed `tensor_content` or typed values, the last repeated to fill);
-    DamagedValueError when its bytes can't hold what its shape declares (check_tensor)."""
-    if tensor.dtype not in _DTYPES:
-        raise ValueError(f"unsupported tensor dtype enum {tensor.dtype}")
-    dtype, field_name = _DTYPES[tensor.dtype]
-    shape = [d.size for d in tensor.tensor_shape.dim]
+    """The array a TensorProto holds (packed `tensor_content` or typed values, the last repeated to fill, zeros
+    when there are none: TensorFlow's rules; bfloat16 widened to float32). The one decoder of both front doors:
+    the reader's frames and the served series (upstream's `make_ndarray` refuses what TensorFlow reads: typed
+    values fewer than the shape, unsigned 32/64-bit, bfloat16). DamagedValueError when its bytes can't hold what
+    its shape declares, or its dtype is none of those (check_tensor)."""
     size = check_tensor(tensor)
+    shape = [d.size for d in tensor.tensor_shape.dim]
+    if tensor.dtype == _BFLOAT16:
+        bits = _typed_array(tensor, *_BFLOAT16_BITS, shape, size)
+        return (bits.astype(np.uint32) << 16).view(np.float32)
+    return _typed_array(tensor, *_DTYPES[tensor.dtype], shape, size)
+
+
+def _typed_array(tensor, dtype, field_name: str, shape: list[int], size: int) -> np.ndarray:
+    """`tensor`'s `size` elements as `dtype`, shaped: its packed content, or its typed values filled out."""
     if tensor.tensor_content:
         little_endian = np.dtype(dtype).newbyteorder("<")
         return np.frombuffer(tensor.tensor_content, dtype=little_endian).astype(dtype).reshape(shape)
     values = list(getattr(tensor, field_name))
     if dtype is object:
         array = np.array(values, dtype=object)
-    elif field_name == "half_val":
-        array = np.array(values, dtype=np.uint16).view(np.float16)
+    elif field_name == "half_val":  # 16-bit patterns, each held in an int32
+        array = np.array(values, dtype=np.uint16).view(dtype)
     elif dtype in (np.complex64, np.complex128):
         array = np.array(values[0::2], dtype=dtype) + 1j * np.array(values[1::2], dtype=dtype)
     else:

@@ -6,7 +6,7 @@ layout every logger writes most, are decoded column-wise (`plain_columns`); the 
 that mask flips (`segments`); and each stretch goes to a `RecordSink`: plain scalars as columns
 (`ScalarStretch`), the rest as record spans the sink decodes one by one.
 
-The reader's RunData (logdir.decode) and serving's RunState (serving.reading) are the two sinks: what
+The reader's RunData (logdir.decode) and serving's RunState (serving.file_reading) are the two sinks: what
 they keep differs (the reader keeps every value, serving samples as upstream's accumulator does), how
 records reach them does not.
 """

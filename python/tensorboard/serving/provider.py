@@ -9,6 +9,7 @@ import json
 from tensorboard import errors
 from tensorboard.compat.proto import summary_pb2
 from tensorboard.data import provider
+from tensorboard.logdir.payloads import tensor_to_numpy
 from tensorboard.serving.series import SeriesView, downsample_indices
 
 _SCALAR = summary_pb2.DATA_CLASS_SCALAR
@@ -165,8 +166,6 @@ class StandaloneDataProvider(provider.DataProvider):
         return self._list(provider.TensorTimeSeries, self._index(plugin_name, run_tag_filter, _TENSOR))
 
     def read_tensors(self, ctx=None, *, experiment_id, plugin_name, downsample=None, run_tag_filter=None):
-        from tensorboard.util import tensor_util
-
         _check_downsample(downsample)
         index = self._index(plugin_name, run_tag_filter, _TENSOR)
         result: dict = {name: {} for name in index}
@@ -174,7 +173,7 @@ class StandaloneDataProvider(provider.DataProvider):
             data = []
             for i in downsample_indices(_count(columns), downsample):
                 data.append(provider.TensorDatum(step=int(columns.steps[i]), wall_time=float(columns.walls[i]),
-                                                 numpy=tensor_util.make_ndarray(columns.tensor(i))))
+                                                 numpy=tensor_to_numpy(columns.tensor(i))))
             result[name][tag] = data
         return result
 
@@ -203,8 +202,6 @@ class StandaloneDataProvider(provider.DataProvider):
         return result
 
     def read_blob(self, ctx=None, *, blob_key):
-        from tensorboard.util import tensor_util
-
         _, _, name, tag, step, index = decode_blob_key(blob_key)
         run = self._runs().get(name)
         if run is None:
@@ -218,7 +215,7 @@ class StandaloneDataProvider(provider.DataProvider):
         matches = (columns.steps == step).nonzero()[0]
         if not len(matches):
             raise errors.NotFoundError("%s: no such step %r" % (blob_key, step))
-        return tensor_util.make_ndarray(columns.tensor(int(matches[0])))[index]
+        return tensor_to_numpy(columns.tensor(int(matches[0])))[index]
 
 
 def _tensor_metadata(plugin_name: str, content: bytes):
@@ -247,7 +244,5 @@ def _scalar_data(columns: SeriesView, picked: list[int]) -> list:
     if columns.numeric:
         return [provider.ScalarDatum(step=s, wall_time=w, value=v) for s, w, v in
                 zip(steps[picked].tolist(), walls[picked].tolist(), columns.values[picked].tolist())]
-    from tensorboard.util import tensor_util
-
     return [provider.ScalarDatum(step=int(steps[i]), wall_time=float(walls[i]),
-                                 value=tensor_util.make_ndarray(columns.tensor(i)).item()) for i in picked]
+                                 value=tensor_to_numpy(columns.tensor(i)).item()) for i in picked]

@@ -10,7 +10,13 @@ import threading
 import numpy as np
 
 from tensorboard.compat.proto import event_pb2, summary_pb2
-from tensorboard.logdir.payloads import DamagedValueError, check_plugin_content, check_tensor, damaged_value_message
+from tensorboard.logdir.payloads import (
+    DamagedValueError,
+    check_plugin_content,
+    check_tensor,
+    damaged_value_message,
+    tensor_to_numpy,
+)
 from tensorboard.logdir.purge import PLUGIN_ACCUMULATOR, PurgeRules
 from tensorboard.serving.series import Series
 
@@ -143,10 +149,8 @@ def _float_of(tensor, size: int) -> float:
     when it holds none or many, as a series of floats takes only scalars."""
     if size != 1:
         raise DamagedValueError(f"a scalar holds exactly one number, this one {size}")
-    from tensorboard.util import tensor_util
-
     try:
-        return float(tensor_util.make_ndarray(tensor).reshape(-1)[0])
+        return float(tensor_to_numpy(tensor).reshape(-1)[0])
     except (ValueError, TypeError, IndexError) as err:
         raise DamagedValueError(f"a scalar that does not decode ({err})") from None
 

@@ -1,5 +1,5 @@
 """Headless Debian Chromium (/usr/bin/chromium, from the installer's --with-browser), driven by Playwright,
-for every browser test: one place for its flags and for starting and stopping it."""
+for every browser test: one place for its flags, for starting and stopping it, and for a page of a fixed size."""
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -8,6 +8,8 @@ from typing import Iterator
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
+VIEWPORT = {"width": 1280, "height": 900}
+UI_TIMEOUT_MS = 60000  # upper bound for a page to render; guards against hangs only
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -31,3 +33,14 @@ def browser():
     """Headless Chromium, closed after the module."""
     with chromium() as launched:
         yield launched
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page of the module's Chromium with a fixed viewport, closed after the test."""
+    opened = browser.new_page(viewport=VIEWPORT)
+    opened.set_default_timeout(UI_TIMEOUT_MS)
+    try:
+        yield opened
+    finally:
+        opened.close()

@@ -6,11 +6,10 @@ import time
 
 import expected as E
 import pytest
-from chromium import browser  # noqa: F401 (the fixture)
+from chromium import UI_TIMEOUT_MS, browser, page  # noqa: F401 (the fixtures)
 from e2e_helpers import REPO, start_server, stop_server, wait_for_runs
 
 ARTIFACTS = REPO / "artifacts"
-UI_TIMEOUT_MS = 60000  # upper bound for the UI to render; guards against hangs only
 
 
 @pytest.fixture(scope="module")
@@ -23,15 +22,6 @@ def server(venv, logdir, tmp_path_factory):
         yield srv
     finally:
         stop_server(srv)
-
-
-@pytest.fixture
-def page(browser):
-    """A fresh page with a fixed viewport."""
-    pg = browser.new_page(viewport={"width": 1280, "height": 900})
-    pg.set_default_timeout(UI_TIMEOUT_MS)
-    yield pg
-    pg.close()
 
 
 def open_dashboard(page, server, name, kind):

@@ -11,13 +11,12 @@ import re
 from urllib.parse import urlencode
 
 import pytest
-from chromium import browser  # noqa: F401 (the fixture)
+from chromium import browser, page  # noqa: F401 (the fixtures)
 from e2e_helpers import REPO, http_get, stop_server
 from serving_helpers import start_launcher, wait_until
 
 import tensorboard
 
-UI_TIMEOUT_MS = 60000  # guards against a hang only
 # config -> (decay rate of its loss per step, the loss it levels off at): two bands apart from each other
 CONFIGS = {"lr0.1": (1 / 25, 0.15), "lr0.01": (1 / 80, 0.4)}
 SEEDS = 3
@@ -55,16 +54,6 @@ def served(tmp_path):
         yield logdir, server
     finally:
         stop_server(server)
-
-
-@pytest.fixture
-def page(browser):
-    pg = browser.new_page(viewport={"width": 1280, "height": 900})
-    pg.set_default_timeout(UI_TIMEOUT_MS)
-    try:
-        yield pg
-    finally:
-        pg.close()
 
 
 def _heading(page, title: str):

@@ -81,24 +81,72 @@ def test_a_grown_file_read_from_an_offset_gives_the_same_bytes(s3, monkeypatch):
     assert _on("obstore", monkeypatch, fetched) == expected
 
 
+def _b_deleted_after_the_listing(s3, read):
+    """read(storage, files) of runs a, b and c of s3://paths/gone, b's object deleted after the listing."""
+    storage = storage_for("s3://paths/gone", **s3.storage_options())
+    listed = fetch.list_files(storage, "s3://paths/gone")
+    s3.fs.rm_file("paths/gone/b/events.out.tfevents.1.x")
+    try:
+        return read(storage, [fetch.ObjectFile(url, size) for url, size in sorted(listed.items())])
+    finally:
+        s3.fs.pipe_file("paths/gone/b/events.out.tfevents.1.x", b"b" * 10)
+
+
 def test_an_object_deleted_after_the_listing_is_the_same_error(s3, monkeypatch):
+    """fetch_batches raises it; the planner asked to return errors (what serving's object-store roots and
+    configuration files read through) hands it with that file, the others with their bytes."""
+    from tensorboard.logdir import planner
+
     for name in ("a", "b", "c"):
         s3.fs.pipe_file(f"paths/gone/{name}/events.out.tfevents.1.x", name.encode() * 10)
 
-    def error():
-        storage = storage_for("s3://paths/gone", **s3.storage_options())
-        listed = fetch.list_files(storage, "s3://paths/gone")
-        s3.fs.rm_file("paths/gone/b/events.out.tfevents.1.x")
-        try:
-            files = [fetch.ObjectFile(url, size) for url, size in sorted(listed.items())]
-            with pytest.raises(FileNotFoundError) as caught:
-                list(fetch.fetch_batches(storage, files))
-            return str(caught.value)
-        finally:
-            s3.fs.pipe_file("paths/gone/b/events.out.tfevents.1.x", b"b" * 10)
+    def error(storage, files):
+        with pytest.raises(FileNotFoundError) as caught:
+            list(fetch.fetch_batches(storage, files))
+        return str(caught.value)
+
+    def returned(storage, files):
+        return [(f.url.split("/")[-2], data if isinstance(data, bytes) else type(data).__name__)
+                for batch in planner.batches(storage, files, on_error="return") for f, data in batch]
 
     message = "s3://paths/gone/b/events.out.tfevents.1.x: listed, then gone before it was read"
-    assert _on("fsspec", monkeypatch, error) == _on("obstore", monkeypatch, error) == message
+    expected = [("a", b"a" * 10), ("b", "FileNotFoundError"), ("c", b"c" * 10)]
+    for path in ("fsspec", "obstore"):
+        assert _on(path, monkeypatch, lambda: _b_deleted_after_the_listing(s3, error)) == message
+        assert _on(path, monkeypatch, lambda: _b_deleted_after_the_listing(s3, returned)) == expected
+
+
+def test_configuration_files_read_the_same_from_s3_on_both_paths_as_from_a_local_disk(s3, monkeypatch, tmp_path):
+    from tensorboard.logdir.config_files import MAX_CONFIG_BYTES, ConfigError
+    from tensorboard.logdir.discovery import list_runs
+    from tensorboard.logdir.hparams_sources import read_config_bytes
+
+    files = {"small/hparams.yaml": b"lr: 0.1\n", "large/hparams.yaml": b"#" * (MAX_CONFIG_BYTES + 1),
+             "edge/params.json": b" " * (MAX_CONFIG_BYTES - 2) + b"{}", "gone/hparams.yaml": b"lr: 0.2\n"}
+    for name, data in files.items():
+        s3.fs.pipe_file(f"paths/configs/{name}", data)
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+
+    def read(root: str, sep: str):
+        """What each file gave, "gone" deleted after the listing; an error as its kind (the words of an OS's
+        error and a store's differ)."""
+        remote = root.startswith("s3://")
+        listing = list_runs(root, s3.storage_options() if remote else None)
+        (s3.fs.rm_file("paths/configs/gone/hparams.yaml") if remote else (tmp_path / "gone/hparams.yaml").unlink())
+        try:
+            got = read_config_bytes(listing, [root + sep + name.replace("/", sep) for name in sorted(files)])
+        finally:
+            (s3.fs.pipe_file("paths/configs/gone/hparams.yaml", files["gone/hparams.yaml"]) if remote
+             else (tmp_path / "gone/hparams.yaml").write_bytes(files["gone/hparams.yaml"]))
+        return [(str(value).split(": ", 1)[-1].split(":")[0] if isinstance(value, ConfigError) else value)
+                for _, value in sorted(got.items())]
+
+    local = read(str(tmp_path), os.sep)
+    assert local == [files["edge/params.json"], "unreadable", f"larger than {MAX_CONFIG_BYTES} bytes; not read",
+                     files["small/hparams.yaml"]]
+    assert _on("fsspec", monkeypatch, lambda: read("s3://paths/configs", "/")) == local
+    assert _on("obstore", monkeypatch, lambda: read("s3://paths/configs", "/")) == local
 
 
 def test_a_missing_bucket_or_path_is_not_found_on_both_paths(s3, monkeypatch):
@@ -181,11 +229,11 @@ def test_the_switch_and_each_paths_default_concurrency(s3, monkeypatch):
     monkeypatch.setenv("TB_OBJECT_STORE", "fsspec")
     assert fetch_obstore.fetcher_for("s3", {}) is None
     s3_storage = storage_for("s3://paths/exp", **s3.storage_options())
-    assert fetch.default_concurrency(s3_storage) == fetch.DEFAULT_CONCURRENCY == 64
-    assert fetch.default_ahead(s3_storage) == fetch.DEFAULT_AHEAD == 1
+    assert fetch.default_concurrency(s3_storage) == fetch.FSSPEC_CONCURRENCY == 64
+    assert fetch.default_ahead(s3_storage) == fetch.FSSPEC_BATCHES_AHEAD == 1
     monkeypatch.setenv("TB_OBJECT_STORE", "obstore")
     assert fetch.default_concurrency(s3_storage) == fetch.OBSTORE_CONCURRENCY == 256
-    assert fetch.default_ahead(s3_storage) == fetch.OBSTORE_AHEAD == 2  # two batches of 128 in flight
+    assert fetch.default_ahead(s3_storage) == fetch.OBSTORE_BATCHES_AHEAD == 2  # two batches of 128 in flight
     assert fetch.default_concurrency(storage_for("memory://x")) == 64
     for value in ("obstore", "auto", ""):
         monkeypatch.setenv("TB_OBJECT_STORE", value)

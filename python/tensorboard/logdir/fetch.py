@@ -3,7 +3,7 @@ event files fetched in batches through fsspec's `cat` (`cat_ranges` from an offs
 gcsfs and adlfs run concurrently, or, for s3:// with obstore installed, through obstore
 (`logdir.fetch_obstore`). Object stores answer each request after tens of milliseconds, so reading files one
 after another spends the time waiting; a batch waits once. Concurrency (files per batch) and bytes
-in flight are both bounded. Local disks never come here."""
+in flight are both bounded. Callers go through `logdir.planner.batches`, which reads local disks itself."""
 from __future__ import annotations
 
 import threading
@@ -12,13 +12,14 @@ from typing import Iterator, Sequence
 
 from tensorboard.logdir.fetch_obstore import fetcher_for
 
-DEFAULT_CONCURRENCY = 64  # files fetched at once: enough to hide ~30 ms per request, few enough for any pool
+FSSPEC_CONCURRENCY = 64  # files fetched at once through fsspec: enough to hide ~30 ms per request, few enough
+# for any pool
 # through obstore (no pool to size, little CPU per request), more at once also hide the slowest answers of a batch
-OBSTORE_CONCURRENCY = 256  # two batches of 128 (OBSTORE_AHEAD)
-DEFAULT_MAX_BYTES = 256 << 20  # listed bytes of the batch decoded and the batches fetched meanwhile
-DEFAULT_AHEAD = 1  # batches fetched while the caller decodes one: botocore's CPU per request bounds s3fs
-OBSTORE_AHEAD = 2  # through obstore the store's answers bound the read: a second batch in flight hides the
-# wait at the start of each
+OBSTORE_CONCURRENCY = 256  # two batches of 128 (OBSTORE_BATCHES_AHEAD)
+FETCH_HELD_BYTES = 256 << 20  # listed bytes held at once: the batch decoded and the batches fetched meanwhile
+FSSPEC_BATCHES_AHEAD = 1  # batches fetched while the caller decodes one: botocore's CPU per request bounds s3fs
+OBSTORE_BATCHES_AHEAD = 2  # through obstore the store's answers bound the read: a second batch in flight hides
+# the wait at the start of each
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ def reading_options(url: str, storage_options: dict | None, concurrency: int | N
     options = dict(storage_options or {})
     if url.split("://", 1)[0] in ("s3", "s3a") and "://" in url:
         config = dict(options.get("config_kwargs") or {})
-        config.setdefault("max_pool_connections", concurrency or DEFAULT_CONCURRENCY)
+        config.setdefault("max_pool_connections", concurrency or FSSPEC_CONCURRENCY)
         options["config_kwargs"] = config
     return options
 
@@ -73,29 +74,33 @@ def object_fetcher(storage):
 
 
 def default_ahead(storage) -> int:
-    """Batches fetched while the caller decodes one: OBSTORE_AHEAD through obstore, else DEFAULT_AHEAD."""
-    return OBSTORE_AHEAD if object_fetcher(storage) is not None else DEFAULT_AHEAD
+    """Batches fetched while the caller decodes one: OBSTORE_BATCHES_AHEAD through obstore, else
+    FSSPEC_BATCHES_AHEAD."""
+    return OBSTORE_BATCHES_AHEAD if object_fetcher(storage) is not None else FSSPEC_BATCHES_AHEAD
 
 
 def default_concurrency(storage) -> int:
     """Files fetched at once when the caller chose no number: OBSTORE_CONCURRENCY through obstore, else
-    DEFAULT_CONCURRENCY."""
-    return OBSTORE_CONCURRENCY if object_fetcher(storage) is not None else DEFAULT_CONCURRENCY
+    FSSPEC_CONCURRENCY."""
+    return OBSTORE_CONCURRENCY if object_fetcher(storage) is not None else FSSPEC_CONCURRENCY
 
 
-def plan_batches(files: Sequence[ObjectFile], concurrency: int, max_bytes: int) -> list[list[int]]:
+def plan_batches(files: Sequence[ObjectFile], concurrency: int, max_bytes: int,
+                 alone_above: int | None = None) -> list[list[int]]:
     """Consecutive groups of indices of `files`: at most `concurrency` files and `max_bytes` listed
-    bytes each (a file larger than `max_bytes` alone, in a group of its own)."""
+    bytes each (a file larger than `max_bytes`, or than `alone_above` when smaller, alone, in a group of
+    its own)."""
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, not {concurrency}")
     if max_bytes < 1:
         raise ValueError(f"max_bytes must be at least 1, not {max_bytes}")
+    alone = max_bytes if alone_above is None else min(alone_above, max_bytes)
     batches: list[list[int]] = []
     current: list[int] = []
     held = 0
     for i, f in enumerate(files):
         size = max(f.size - f.start, 0)
-        if current and (len(current) >= concurrency or held + size > max_bytes):
+        if current and (len(current) >= concurrency or held + size > max_bytes or size > alone or held > alone):
             batches.append(current)
             current, held = [], 0
         current.append(i)
@@ -141,16 +146,18 @@ def _fetch(storage, files: list[ObjectFile]) -> list[bytes]:
 
 
 def fetch_batches(storage, files: Sequence[ObjectFile], concurrency: int | None = None,
-                  max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[list[tuple[ObjectFile, bytes | None]]]:
+                  max_bytes: int = FETCH_HELD_BYTES,
+                  alone_above: int | None = None) -> Iterator[list[tuple[ObjectFile, bytes | None]]]:
     """Yields batches of (file, bytes) in the order of `files`, each of at most `concurrency` files
     (None: `default_concurrency`), fetched concurrently. While the caller works on one batch, the next
     ones (`default_ahead`) are fetched, so the store's wait overlaps the caller's decoding; the batches
-    held hold at most `max_bytes` listed bytes. A file larger than a batch's share of `max_bytes` comes
-    alone with None instead of bytes: the caller streams it (`storage.open_read`).
+    held hold at most `max_bytes` listed bytes. A file larger than a batch's share of `max_bytes` (or
+    than `alone_above`, when given and smaller) comes alone with None instead of bytes: the caller streams
+    it (`storage.open_read`) or leaves it.
     """
     files = list(files)
     ahead = default_ahead(storage)
-    plan = plan_fetches(files, concurrency or default_concurrency(storage), max_bytes, ahead)
+    plan = plan_fetches(files, concurrency or default_concurrency(storage), max_bytes, ahead, alone_above)
     fetched = [k for k, (_, fetch) in enumerate(plan) if fetch]  # the batches fetched, in order
     running: dict[int, _Prefetch] = {}  # plan index -> its fetch under way
 
@@ -183,13 +190,14 @@ def fetch_batches(storage, files: Sequence[ObjectFile], concurrency: int | None 
 
 
 def plan_fetches(files: Sequence[ObjectFile], concurrency: int, max_bytes: int,
-                 ahead: int = DEFAULT_AHEAD) -> list[tuple[list[int], bool]]:
+                 ahead: int = FSSPEC_BATCHES_AHEAD, alone_above: int | None = None) -> list[tuple[list[int], bool]]:
     """fetch_batches' batches: (indices of `files`, False for a file streamed instead of fetched). With
     `ahead` batches in flight, each holds `concurrency // ahead` files, so that at most `concurrency`
     requests are under way."""
     per_batch = max(max_bytes // (ahead + 1), 1)  # the batch decoded and the batches fetched meanwhile
-    return [(batch, not (len(batch) == 1 and files[batch[0]].size - files[batch[0]].start > per_batch))
-            for batch in plan_batches(files, max(concurrency // ahead, 1), per_batch)]
+    alone = per_batch if alone_above is None else min(alone_above, per_batch)
+    return [(batch, not (len(batch) == 1 and files[batch[0]].size - files[batch[0]].start > alone))
+            for batch in plan_batches(files, max(concurrency // ahead, 1), per_batch, alone)]
 
 
 class _Prefetch:

@@ -16,7 +16,7 @@ the logdir):
 Nested keys are flattened with dots (`optimizer.lr`); values keep their types (number, bool, string).
 A configuration file that can't be used is a `ConfigFileWarning` naming the file and the line, and
 the run keeps its other hyperparameters. Files are read at most `MAX_CONFIG_BYTES` each; on an object
-store they are looked up in the logdir's one listing and fetched many at a time (`logdir.fetch`).
+store they are looked up in the logdir's one listing and fetched many at a time (`logdir.planner`).
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Iterable, Literal, Mapping, NamedTuple
 
-from tensorboard.logdir import fetch
+from tensorboard.logdir import planner
 from tensorboard.logdir.config_files import (
     MAX_CONFIG_BYTES,
     ConfigError,
@@ -185,29 +185,19 @@ def _chain(listing: Listing, run_directory: str) -> tuple[list[str], tuple[str, 
 
 def read_config_bytes(listing: Listing, paths: list[str]) -> dict[str, bytes | ConfigError]:
     """The bytes of each configuration file (or the ConfigError that stopped it), at most
-    MAX_CONFIG_BYTES each; object-store files are fetched in batches, as event files are."""
+    MAX_CONFIG_BYTES each, in the engine's batches (`logdir.planner`: fetched many at a time from an
+    object store, as event files are)."""
+    sizes = listing.files or {}
+    files = [planner.ObjectFile(path, sizes.get(path, 0)) for path in paths]
     out: dict[str, bytes | ConfigError] = {}
-    if listing.files is not None:
-        small = []
-        for url in paths:
-            if listing.files[url] > MAX_CONFIG_BYTES:
-                out[url] = ConfigError(url, None, f"larger than {MAX_CONFIG_BYTES} bytes; not read")
+    for batch in planner.batches(listing.storage, files, alone_above=MAX_CONFIG_BYTES, on_error="return"):
+        for entry, payload in batch:
+            if payload is None:
+                out[entry.url] = ConfigError(entry.url, None, f"larger than {MAX_CONFIG_BYTES} bytes; not read")
+            elif isinstance(payload, OSError):
+                out[entry.url] = ConfigError(entry.url, None, f"unreadable: {payload.strerror or payload}")
             else:
-                small.append(fetch.ObjectFile(url, listing.files[url]))
-        try:
-            for batch in fetch.fetch_batches(listing.storage, small):
-                for entry, payload in batch:
-                    out[entry.url] = payload if payload is not None else ConfigError(entry.url, None, "too large")
-        except OSError as err:
-            for entry in small:
-                out.setdefault(entry.url, ConfigError(entry.url, None, f"unreadable: {err}"))
-        return out
-    for path in paths:
-        try:
-            with open(path, "rb") as stream:
-                out[path] = stream.read(MAX_CONFIG_BYTES + 1)
-        except OSError as err:
-            out[path] = ConfigError(path, None, f"unreadable: {err.strerror or err}")
+                out[entry.url] = payload
     return out
 
 

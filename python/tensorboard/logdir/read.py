@@ -1,16 +1,16 @@
 """Reading runs: each run's event files in name order into one RunData, so restarts purge orphaned
-steps across files as upstream does. Object-store files are fetched many at a time (`logdir.fetch`),
-local ones read in batches (`logdir.read_local`); small files are decoded together (`logdir.decode_many`)."""
+steps across files as upstream does. Files come in batches from the one planner (`logdir.planner`: fetched
+many at a time from an object store, read ahead from a local disk); small files are decoded together
+(`logdir.decode_many`)."""
 from __future__ import annotations
 
 import os
 from typing import Callable, Iterator
 
-from tensorboard.logdir import fetch
+from tensorboard.logdir import planner
 from tensorboard.logdir.decode import decode_file
 from tensorboard.logdir.decode_many import FetchedFiles
 from tensorboard.logdir.discovery import Listing, list_runs
-from tensorboard.logdir.read_local import local_batches
 from tensorboard.logdir.run_data import RunData
 from tensorboard.logdir.selection import Selection
 
@@ -55,14 +55,10 @@ def read_listed(listing: Listing, skip_damaged: bool = False, progress: OnFile |
     def finish(data: RunData) -> RunData:
         return selection.apply(data) if selection is not None else data
 
-    files = [fetch.ObjectFile(path, sizes.get(path, 0)) for _, paths in runs for path in paths]
+    files = [planner.ObjectFile(path, sizes.get(path, 0)) for _, paths in runs for path in paths]
     owner = [(run, file_id, file_id == len(paths) - 1) for run, paths in runs for file_id in range(len(paths))]
-    if fetch.is_object_store(storage):
-        batches = fetch.fetch_batches(storage, files, concurrency, max_bytes or fetch.DEFAULT_MAX_BYTES)
-    else:
-        batches = local_batches(storage, files)
     index = 0
-    for batch in batches:
+    for batch in planner.batches(storage, files, concurrency, max_bytes):
         fetched = FetchedFiles([payload for _, payload in batch]) if batch[0][1] is not None else None
         for i, (entry, _) in enumerate(batch):
             run, file_id, last = owner[index]

@@ -1,13 +1,13 @@
 """A served run's new bytes, after a stat of its files: queued in the engine's TailBatch (many small
 files' new bytes scanned and decoded together; logdir.follow), or read file by file when one file has
-much to read."""
+much to read (logdir.planner.streams_alone, the engine's one rule for what is batched)."""
 from __future__ import annotations
 
 import os
 import time
 
-from tensorboard.logdir.decode_many import DECODE_GROUP_BYTES
 from tensorboard.logdir.follow import TailBatch
+from tensorboard.logdir.planner import streams_alone
 from tensorboard.serving.file_reading import RunStateSink, ServedFile, read_appended
 from tensorboard.serving.run_state import RunState
 
@@ -17,7 +17,7 @@ def read_new_bytes(run: RunState, reads: list[tuple[ServedFile, tuple, int, int]
     just stat'ed. Queued in `batch`, or read here file by file when one file has much to read (the
     run's files then keep their order). A file replaced since its stat is left for the next reload.
     True when a file read before was appended to (a file being written; its `grew` is now)."""
-    alone = any(size - file_state.offset > DECODE_GROUP_BYTES for file_state, _, size, _ in reads)
+    alone = any(streams_alone(size - file_state.offset) for file_state, _, size, _ in reads)
     now = time.monotonic()
     appended = False
     for file_state, identity, size, mtime in reads:

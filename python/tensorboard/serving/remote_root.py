@@ -1,26 +1,17 @@
 """An object-store logdir (s3://, gs://, any fsspec URL) for serving: one recursive listing per reload,
 then the bytes appended to its event files since the last reload, fetched concurrently from where each
-file was last read (tensorboard.logdir.fetch). Objects have no inode: a file is taken as re-created
-when it is gone, shorter than what was read, or its bytes before that point differ (those bytes come
-with the same request)."""
+file was last read (the engine's planner, tensorboard.logdir.planner). Objects have no inode: a file is
+taken as re-created when it is gone, shorter than what was read, or its bytes before that point differ
+(those bytes come with the same request)."""
 from __future__ import annotations
 
 import io
 import logging
 
 from tensorboard.events.storage import storage_for
-from tensorboard.logdir import decode_many
+from tensorboard.logdir import planner
 from tensorboard.logdir.discovery import object_store_runs
-from tensorboard.logdir.fetch import (
-    DEFAULT_MAX_BYTES,
-    ObjectFile,
-    default_ahead,
-    default_concurrency,
-    fetch_batches,
-    list_files,
-    plan_fetches,
-    reading_options,
-)
+from tensorboard.logdir.fetch import FETCH_HELD_BYTES, ObjectFile, list_files, reading_options
 from tensorboard.logdir.follow import MARK_BYTES, TailBatch
 from tensorboard.serving.file_reading import RunStateSink, ServedFile, read_appended
 
@@ -36,9 +27,6 @@ def can_read(url: str) -> bool:
     except (ImportError, ValueError):
         return False
     return True
-
-
-_UNREADABLE = object()  # a file whose fetch failed: its run is read at the next reload
 
 
 class _Tail(io.BytesIO):
@@ -61,7 +49,7 @@ class RemoteRoot:
     """One object-store root: lists its runs and reads what was appended to their files."""
 
     concurrency: int | None = None  # files fetched at once (None: the fetch path's default)
-    max_bytes = DEFAULT_MAX_BYTES  # bytes of one batch; a file with more new bytes is streamed by ranges
+    max_bytes = FETCH_HELD_BYTES  # listed bytes held at once; a file with more than a batch's share is streamed
 
     def __init__(self, url: str):
         self.url = url.rstrip("/")
@@ -82,46 +70,18 @@ class RemoteRoot:
                  for _, state, size in jobs]
         done = 0
         decode = TailBatch()
-        for batch in self._batches(files):
+        for batch in planner.batches(self.storage, files, self.concurrency, self.max_bytes, on_error="return"):
             for (run, state, _), (listed, data) in zip(jobs[done:done + len(batch)], batch):
                 if id(run) in started_over or id(run) in skipped:
                     continue
-                if data is _UNREADABLE:
+                if isinstance(data, OSError):  # its run waits for the next reload (its files are read in order)
+                    logger.warning("reading %s: %s (tried again at the next reload)", listed.url, data)
                     skipped.add(id(run))
                 elif not self._read_one(run, state, listed, data, decode):
                     started_over.add(id(run))
             done += len(batch)
             decode.flush()
         return started_over
-
-    def _batches(self, files: list[ObjectFile]):
-        """fetch_batches, with a batch that fails fetched again file by file: a file that cannot be read
-        now (gone since the listing, no permission) is skipped until the next reload, not the others."""
-        position = 0
-        batches = self._fetch(files)
-        while True:
-            try:
-                batch = next(batches)
-            except StopIteration:
-                return
-            except OSError as err:
-                logger.warning("reading %s: %s; fetching this batch's files one by one", self.url, err)
-                batch = []
-                concurrency = self.concurrency or default_concurrency(self.storage)
-                failed, _ = plan_fetches(files[position:], concurrency, self.max_bytes,
-                                         default_ahead(self.storage))[0]
-                for listed in files[position:position + len(failed)]:
-                    try:
-                        batch.extend(next(self._fetch([listed])))
-                    except OSError as one:
-                        logger.warning("reading %s: %s (tried again at the next reload)", listed.url, one)
-                        batch.append((listed, _UNREADABLE))
-                batches = self._fetch(files[position + len(batch):])
-            position += len(batch)
-            yield batch
-
-    def _fetch(self, files: list[ObjectFile]):
-        return fetch_batches(self.storage, files, self.concurrency, self.max_bytes)
 
     def _read_one(self, run, state: ServedFile, listed: ObjectFile, data: bytes | None, decode: TailBatch) -> bool:
         """Queues (or, streamed by ranges, reads) the new bytes of one file; False when the bytes
@@ -132,7 +92,7 @@ class RemoteRoot:
             if stream.read(len(state.mark)) != state.mark:
                 return False
         new = len(data) - (state.offset - listed.start) if data is not None else None
-        if new is None or new > decode_many.DECODE_GROUP_BYTES:  # a lot to read: on its own, in chunks
+        if new is None or planner.streams_alone(new):  # a lot to read: on its own, in chunks
             decode.flush()  # what was queued before it comes first
             read_appended(run, state, stream)
         elif new > 0:

@@ -1,4 +1,4 @@
-"""Local logdirs are read in batches (`logdir.read_local`): small files' bytes together, decoded as one
+"""Local logdirs are read in the planner's batches (`logdir.planner`): small files' bytes together, decoded as one
 (`decode_many`), a large file streamed alone; every run holds the rows, and every damaged or cut file
 gives the error or warnings, that reading each file on its own gives."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 import tensorboard
 from tensorboard.events.scan import CorruptEventFileError
 from tensorboard.events.storage import LocalStorage
-from tensorboard.logdir import decode_many, read_local
+from tensorboard.logdir import decode_many, planner
 from tensorboard.logdir.decode import decode_file
 from tensorboard.logdir.fetch import ObjectFile
 from tensorboard.logdir.read import iter_runs
@@ -95,7 +95,7 @@ def _frames(run: RunData):
 @pytest.mark.parametrize("skip", [False, True])
 def test_runs_read_in_batches_hold_what_each_file_read_alone_holds(logdir, skip, group_bytes, monkeypatch):
     monkeypatch.setattr(decode_many, "DECODE_GROUP_BYTES", group_bytes)
-    monkeypatch.setattr(read_local, "READ_AHEAD_BYTES", 20_000)  # several batches
+    monkeypatch.setattr(planner, "LOCAL_READ_AHEAD_BYTES", 20_000)  # several batches
     alone, batched = _alone(logdir, skip), _batched(logdir, skip)
     assert batched == alone
     assert (alone[2] is not None) != skip  # the damage raised, or was skipped with a warning
@@ -104,14 +104,14 @@ def test_runs_read_in_batches_hold_what_each_file_read_alone_holds(logdir, skip,
 
 def test_small_files_come_together_and_a_large_one_alone(tmp_path, monkeypatch):
     monkeypatch.setattr(decode_many, "DECODE_GROUP_BYTES", 100)
-    monkeypatch.setattr(read_local, "READ_AHEAD_BYTES", 150)
+    monkeypatch.setattr(planner, "LOCAL_READ_AHEAD_BYTES", 150)
     sizes = [40, 50, 70, 101, 10, 200, 5]
     files = []
     for i, size in enumerate(sizes):
         path = tmp_path / f"f{i}"
         path.write_bytes(bytes([i]) * size)
         files.append(ObjectFile(str(path), 0))
-    batches = list(read_local.local_batches(LocalStorage(), files))
+    batches = list(planner.batches(LocalStorage(), files))
     assert [[(os.path.basename(f.url), None if data is None else len(data)) for f, data in batch]
             for batch in batches] == [[("f0", 40), ("f1", 50), ("f2", 70)], [("f3", None)], [("f4", 10)],
                                       [("f5", None)], [("f6", 5)]]
@@ -149,3 +149,60 @@ def test_intact_runs_read_in_batches_hold_what_upstreams_reader_reads(logdir):
         rows = upstream[name]["scalars"]["loss"]
         # the frame is sorted by step; upstream's rows come in file order (c_two's second file starts again at 0)
         assert sorted((row[0], row[2]) for row in rows) == sorted(zip(frame["step"], frame["value"])), name
+
+
+def _same_files_local_and_in_memory(tmp_path, sizes: list[int]):
+    """The same files on the local disk and in fsspec's in-memory store: (local storage, its files), (memory
+    storage, its files)."""
+    import uuid
+
+    fsspec = pytest.importorskip("fsspec")
+    from tensorboard.events.storage import storage_for
+
+    memory, root = fsspec.filesystem("memory"), f"/planner-{uuid.uuid4().hex}"
+    local_files, remote_files = [], []
+    for i, size in enumerate(sizes):
+        data = bytes([i]) * size
+        (tmp_path / f"f{i}").write_bytes(data)
+        memory.pipe(f"{root}/f{i}", data)
+        local_files.append(ObjectFile(str(tmp_path / f"f{i}"), size))
+        remote_files.append(ObjectFile(f"memory://{root}/f{i}", size))
+    return (LocalStorage(), local_files), (storage_for("memory://" + root), remote_files)
+
+
+def _flat(batches) -> list[tuple[str, object]]:
+    return [(os.path.basename(f.url), data if data is None or isinstance(data, bytes) else type(data).__name__)
+            for batch in batches for f, data in batch]
+
+
+def test_one_entry_gives_the_same_files_from_a_local_disk_and_an_object_store(tmp_path):
+    sizes = [40, 50, 300, 10, 0, 7]
+    (local, local_files), (remote, remote_files) = _same_files_local_and_in_memory(tmp_path, sizes)
+    expected = [(f"f{i}", bytes([i]) * size) for i, size in enumerate(sizes)]
+    assert _flat(planner.batches(local, local_files)) == _flat(planner.batches(remote, remote_files)) == expected
+    alone = [(name, None if len(data) > 100 else data) for name, data in expected]  # f2 is left to the caller
+    assert _flat(planner.batches(local, local_files, alone_above=100)) == alone
+    assert _flat(planner.batches(remote, remote_files, alone_above=100)) == alone
+    for batch in planner.batches(remote, remote_files, alone_above=100):  # a file handed over alone is alone
+        assert len(batch) == 1 or all(data is not None for _, data in batch)
+
+
+def test_a_file_gone_since_the_listing_comes_with_its_error_or_ends_the_batches(tmp_path):
+    (local, local_files), (remote, remote_files) = _same_files_local_and_in_memory(tmp_path, [5, 6, 7])
+    os.unlink(local_files[1].url)
+    remote.fs.rm(remote.strip_protocol(remote_files[1].url))
+    expected = [("f0", bytes([0]) * 5), ("f1", "FileNotFoundError"), ("f2", bytes([2]) * 7)]
+    for storage, files in ((local, local_files), (remote, remote_files)):
+        assert _flat(planner.batches(storage, files, on_error="return")) == expected
+        got = []
+        with pytest.raises(FileNotFoundError):
+            for batch in planner.batches(storage, files):
+                got.extend(_flat([batch]))
+        assert got == (expected[:1] if storage is local else [])  # an object store's batch fails as one
+    with pytest.raises(ValueError, match="on_error"):
+        planner.batches(local, local_files, on_error="skip")
+
+
+def test_a_file_of_more_new_bytes_than_a_decode_group_streams_alone(monkeypatch):
+    monkeypatch.setattr(decode_many, "DECODE_GROUP_BYTES", 100)
+    assert not planner.streams_alone(100) and planner.streams_alone(101)

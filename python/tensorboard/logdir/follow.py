@@ -61,8 +61,8 @@ class TailBatch:
     """Collects files' new bytes and reads them together once DECODE_GROUP_BYTES are held (the engine's
     bound on bytes decoded together), or on flush(): one scan and one column decode for all of them."""
 
-    def __init__(self, max_bytes: int | None = None):
-        self._max_bytes = DECODE_GROUP_BYTES if max_bytes is None else max_bytes
+    def __init__(self, group_bytes: int | None = None):
+        self._group_bytes = DECODE_GROUP_BYTES if group_bytes is None else group_bytes
         self._jobs: list[TailJob] = []
         self._held = 0
 
@@ -70,7 +70,7 @@ class TailBatch:
         """Queues a file's bytes from `state.offset` on (a file's jobs in the order of its bytes)."""
         self._jobs.append(TailJob(sink, state, data))
         self._held += len(data)
-        if self._held >= self._max_bytes:
+        if self._held >= self._group_bytes:
             self.flush()
 
     def flush(self) -> None:

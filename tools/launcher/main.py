@@ -20,6 +20,8 @@ package, which is also called `tensorboard` and is installed in site-packages:
 * TENSORBOARD_STANDALONE_VERBOSE=1 prints where the renderer was imported from;
 * `tensorboard export ...`, `tensorboard reduce ...`, `tensorboard plot ...` and `tensorboard runs ...` run our
   logger package's commands (tensorboard.cli.export, .reduce, .plot and .runs), not the renderer;
+* boto3 and fsspec are imported when first used, not as upstream's file layer is imported
+  (tensorboard.serving.deferred_imports);
 * the UI's static files are gzipped when first asked for, not all before the server answers
   (tensorboard.serving.assets);
 * `--data_provider={auto,standalone,native,multiplexer}` chooses the data path (by default our reader,
@@ -283,6 +285,14 @@ def enable_our_modules(workspace_root, renderer):
         renderer.__path__.append(ours)
 
 
+def defer_optional_imports():
+    """boto3 and fsspec, which upstream's file layer imports only to know they are installed, are imported
+    when first used (tensorboard.serving.deferred_imports): not before a local logdir's first load."""
+    from tensorboard.serving import deferred_imports  # pylint: disable=import-outside-toplevel  (ours, light)
+
+    deferred_imports.defer_renderer_optional()
+
+
 def start_preload(args):
     """Starts reading a local logdir our reader will serve in worker processes now, before the server's
     imports, so it is read on the other core meanwhile (tensorboard.serving.preload)."""
@@ -348,6 +358,7 @@ def main(argv=None):
         print("\n".join(info_lines(workspace_root, renderer)))
         return 0
     enable_our_modules(workspace_root, renderer)
+    defer_optional_imports()
     start_preload(args)
 
     from absl import app  # pylint: disable=import-outside-toplevel

@@ -20,3 +20,18 @@ def test_structured_payloads():
     payloads = [bytes(40), b"\xff" * 40, bytes(range(40)), bytes(range(40))[::-1]]
     data = np.frombuffer(b"".join(payloads), np.uint8)
     assert crc_columns(data, np.arange(4) * 40, 40).tolist() == [crc32c(p) for p in payloads]
+
+
+def test_payloads_alike_but_for_a_few_bytes():
+    """A logger's scalar events share most bytes (keys, tag, the high bytes of the wall time): each record still
+    gets its own CRC, whether a position varies in one record, in some, or in none."""
+    rng = np.random.default_rng(11)
+    base = rng.integers(0, 256, size=30, dtype=np.uint8)
+    records = np.tile(base, (64, 1))
+    records[:, 3] = rng.integers(0, 256, size=64)  # varies everywhere
+    records[17, 20] ^= 0x40  # one record differs at one position
+    records[40:, 29] = 7  # some records
+    for rows in (records, records[:1], np.tile(base, (16, 1))):  # and all alike
+        data = np.concatenate([np.zeros(5, np.uint8), rows.ravel()])
+        starts = 5 + np.arange(len(rows)) * rows.shape[1]
+        assert crc_columns(data, starts, rows.shape[1]).tolist() == [crc32c(r.tobytes()) for r in rows]

@@ -41,3 +41,14 @@ def test_the_one_key_and_the_hash_ways_agree():
     hashed = bulk_decode.key_ids(*layout(keys + [b"k%d" % i for i in range(20)]))
     assert [peeled[2][g] for g in peeled[0].tolist()] == keys
     assert [hashed[2][g] for g in hashed[0].tolist()][:len(keys)] == keys
+
+
+@pytest.mark.parametrize("keys", [[b"loss"] * 50, [b"loss", b"lost", b"acc!"] * 20,
+                                  [b"ab", b"ab", b"cd"] * 40 + [b"ab"]])
+def test_keys_of_one_length_to_the_buffers_end(keys):
+    """Keys all of one length are taken as whole rows (the last one ends the buffer); the groups are the same."""
+    data, starts, lengths = layout(keys)
+    assert int(starts[-1] + lengths[-1]) == len(data)
+    inverse, first, found = bulk_decode.key_ids(data, starts, lengths)
+    assert [found[g] for g in inverse.tolist()] == keys
+    assert [keys[i] for i in first.tolist()] == found

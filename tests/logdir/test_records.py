@@ -111,9 +111,9 @@ class _Recording:
         return True
 
     def add_records(self, block, lo: int, hi: int) -> None:
-        starts, ends = block.spans.lists()
+        starts, ends = block.spans.lists(lo, hi)
         self.calls.append(("records", [event_pb2.Event.FromString(block.spans.buf[s:e]).step
-                                       for s, e in zip(starts[lo:hi], ends[lo:hi])]))
+                                       for s, e in zip(starts, ends)]))
 
 
 @pytest.mark.parametrize("min_plain", [0, 64])

@@ -20,6 +20,10 @@ package, which is also called `tensorboard` and is installed in site-packages:
 * TENSORBOARD_STANDALONE_VERBOSE=1 prints where the renderer was imported from;
 * `tensorboard export ...`, `tensorboard reduce ...`, `tensorboard plot ...` and `tensorboard runs ...` run our
   logger package's commands (tensorboard.cli.export, .reduce, .plot and .runs), not the renderer;
+* boto3 and fsspec are imported when first used, not as upstream's file layer is imported
+  (tensorboard.serving.deferred_imports);
+* the UI's static files are gzipped when first asked for, not all before the server answers
+  (tensorboard.serving.assets);
 * `--data_provider={auto,standalone,native,multiplexer}` chooses the data path (by default our reader,
   wherever it reads the logdir; see tensorboard.serving.paths and docs/serving.md), and one start-up
   line says which path serves.
@@ -281,6 +285,14 @@ def enable_our_modules(workspace_root, renderer):
         renderer.__path__.append(ours)
 
 
+def defer_optional_imports():
+    """boto3 and fsspec, which upstream's file layer imports only to know they are installed, are imported
+    when first used (tensorboard.serving.deferred_imports): not before a local logdir's first load."""
+    from tensorboard.serving import deferred_imports  # pylint: disable=import-outside-toplevel  (ours, light)
+
+    deferred_imports.defer_renderer_optional()
+
+
 def start_preload(args):
     """Starts reading a local logdir our reader will serve in worker processes now, before the server's
     imports, so it is read on the other core meanwhile (tensorboard.serving.preload)."""
@@ -298,6 +310,15 @@ def our_flag_loaders(program):
     paths.install(program)
     access.install(program)
     return [paths.DataPathFlag(), access.AccessFlags()]
+
+
+def defer_asset_gzip():
+    """The UI's static files gzipped on their first request instead of all while the server is built
+    (tensorboard.serving.assets): the server answers sooner, with the same bytes."""
+    from tensorboard.plugins.core import core_plugin  # pylint: disable=import-outside-toplevel
+    from tensorboard.serving import assets  # pylint: disable=import-outside-toplevel  (ours)
+
+    assets.install(core_plugin)
 
 
 SUBCOMMANDS = ("export", "reduce", "plot", "runs")  # ours, each a module of tensorboard.cli
@@ -337,6 +358,7 @@ def main(argv=None):
         print("\n".join(info_lines(workspace_root, renderer)))
         return 0
     enable_our_modules(workspace_root, renderer)
+    defer_optional_imports()
     start_preload(args)
 
     from absl import app  # pylint: disable=import-outside-toplevel
@@ -352,6 +374,7 @@ def main(argv=None):
     with stderr_without(TF_MISSING_LINE):
         main_lib.global_init()
     enable_our_modules(workspace_root, renderer)
+    defer_asset_gzip()
     server = program.TensorBoard(plugins=renderer_plugins() + our_flag_loaders(program))
 
     def configure(argv):

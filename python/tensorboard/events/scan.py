@@ -99,10 +99,12 @@ def _chunk_records(buf: bytes, heads_ok: dict[int, int]) -> _Chunk | None:
     record's header is in it."""
     import numpy as np
 
+    from tensorboard.events.byte_rows import byte_rows  # NumPy's: imported where NumPy is
+
     positions = walk(buf, len(buf))  # the record chain: each record's length says where the next starts
     if not len(positions):
         return None
-    heads = np.frombuffer(buf, np.uint8)[positions[:, None] + np.arange(12)].copy()
+    heads = byte_rows(np.frombuffer(buf, np.uint8), positions, 12)
     lengths = heads[:, :8].view("<u8").ravel()
     head_crcs = heads[:, 8:].view("<u4").ravel()
     bad_head = _first_bad_head(buf, positions, lengths, head_crcs, heads_ok)
@@ -156,6 +158,8 @@ def walk(buf: bytes, n: int):
     """
     import numpy as np
 
+    from tensorboard.events.byte_rows import byte_rows  # NumPy's: imported where NumPy is
+
     data = np.frombuffer(buf, np.uint8, count=n)
     length_at = _LEN
     parts: list = []
@@ -180,7 +184,7 @@ def walk(buf: bytes, n: int):
             continue
         k = min(fit, batch)
         guess = p + stride * np.arange(k, dtype=np.int64)
-        lengths = data[guess[:, None] + np.arange(8)].view("<u8").ravel()
+        lengths = byte_rows(data, guess, 8).view("<u8").ravel()
         held = np.flatnonzero(lengths != stride - 16)
         m = int(held[0]) if len(held) else k  # guess[m] starts a record of another length
         if single:
@@ -251,13 +255,15 @@ def bad_payloads(buf: bytes, mv: memoryview, starts, ends):
     """
     import numpy as np
 
+    from tensorboard.events.byte_rows import byte_rows  # NumPy's: imported where NumPy is
+
     wrong = np.zeros(len(starts), bool)
     if not len(starts):
         return wrong
     data = np.frombuffer(buf, np.uint8)
     s = np.asarray(starts, np.int64)
     e = np.asarray(ends, np.int64)
-    stored = data[e[:, None] + np.arange(4)].copy().view("<u4").ravel().astype(np.uint64)
+    stored = byte_rows(data, e, 4).view("<u4").ravel().astype(np.uint64)
     rot = (stored - MASK_DELTA) & 0xFFFFFFFF  # unmask: subtract the delta, rotate left by 15
     unmasked = (((rot >> 17) | (rot << 15)) & 0xFFFFFFFF).astype(np.uint32)
     lengths = e - s

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tensorboard.events.byte_rows import byte_rows
 from tensorboard.events.record import CorruptEventFileError
 from tensorboard.events.scan import bad_heads, bad_payloads, head_damage, walk
 
@@ -50,7 +51,7 @@ def scan_tails(tails: list[bytes]) -> tuple[bytes, np.ndarray, np.ndarray, list[
     data = np.frombuffer(joined, np.uint8)
     walks = _walk_tails(data, tails, bases)
     pos = np.concatenate(walks) if walks else np.zeros(0, np.int64)
-    heads = data[pos[:, None] + np.arange(12)].copy() if len(pos) else np.zeros((0, 12), np.uint8)
+    heads = byte_rows(data, pos, 12)
     lengths = heads[:, :8].view("<u8").ravel()
     head_crcs = heads[:, 8:].view("<u4").ravel()
     heads_ok: dict = {}
@@ -102,7 +103,7 @@ def _walk_tails(data: np.ndarray, tails: list[bytes], bases: list[int]) -> list[
         counts = np.asarray([len(chain) for _, chain in guessed], np.int64)
         starts = np.asarray([bases[i] for i, _ in guessed], np.int64)
         offsets = np.concatenate([chain for _, chain in guessed]) + np.repeat(starts, counts)
-        lengths = data[offsets[:, None] + np.arange(8)].view("<u8").ravel()
+        lengths = byte_rows(data, offsets, 8).view("<u8").ravel()
         following = offsets + 16 + np.minimum(lengths, len(data)).astype(np.int64)
         last = np.cumsum(counts) - 1
         holds = np.empty(len(offsets), bool)

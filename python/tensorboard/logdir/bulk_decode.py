@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tensorboard.events.byte_rows import byte_rows
+
 _MAX_STEP_BYTES = 5  # steps below 2**35 decode here; larger ones take the per-event path
 _HASH_MUL = np.uint64(0x100000001B3)
 
@@ -57,8 +59,12 @@ def key_ids(data: np.ndarray, key_start: np.ndarray, key_len: np.ndarray):
     """(inverse, first index, keys as bytes) grouping equal tag keys exactly (hash, then verified)."""
     longest = int(key_len.max()) if len(key_len) else 0
     cols = np.arange(longest)
-    matrix = data[np.clip(key_start[:, None] + cols, 0, len(data) - 1)]
-    matrix[cols[None, :] >= key_len[:, None]] = 0
+    if (len(key_len) and (key_len == longest).all() and int(key_start.min()) >= 0
+            and int(key_start.max()) + longest <= len(data)):  # keys of one length (one tag, mostly): rows, whole
+        matrix = byte_rows(data, key_start, longest)
+    else:
+        matrix = data[np.clip(key_start[:, None] + cols, 0, len(data) - 1)]
+        matrix[cols[None, :] >= key_len[:, None]] = 0
     peeled = _peel(matrix, key_len)
     if peeled is not None:
         return peeled

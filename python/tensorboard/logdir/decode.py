@@ -104,8 +104,8 @@ class RunDataSink:
         return True
 
     def add_records(self, block: RecordBlock, lo: int, hi: int) -> None:
-        starts, ends = block.spans.lists()  # the one-by-one path works on Python ints
-        _one_by_one(self.run, block.spans.buf, block.base, starts, ends, lo, hi, block.path, self.file_id)
+        starts, ends = block.spans.lists(lo, hi)  # the one-by-one path works on Python ints
+        _one_by_one(self.run, block.spans.buf, block.base, starts, ends, 0, hi - lo, block.path, self.file_id)
         self.count += hi - lo
 
 

@@ -23,17 +23,16 @@ from tensorboard.logdir.bulk_decode import key_ids, plain_scalars
 
 
 class Spans:
-    """A buffer's intact records: payload starts and ends as arrays, and as Python lists once a one-by-one
-    decoder asks for them (once for all the files a joined buffer holds)."""
+    """A buffer's intact records: payload starts and ends as arrays."""
 
     def __init__(self, buf: bytes, starts: np.ndarray, ends: np.ndarray):
         self.buf, self.starts, self.ends = buf, starts, ends
-        self._lists: tuple[list[int], list[int]] | None = None
 
-    def lists(self) -> tuple[list[int], list[int]]:
-        if self._lists is None:
-            self._lists = self.starts.tolist(), self.ends.tolist()
-        return self._lists
+    def lists(self, lo: int, hi: int) -> tuple[list[int], list[int]]:
+        """The payload starts and ends of records lo..hi as Python ints, what a one-by-one decoder indexes
+        (only those: a joined buffer's few one-by-one records, a file's header and metadata events among
+        thousands of plain scalars, no longer convert every record's)."""
+        return self.starts[lo:hi].tolist(), self.ends[lo:hi].tolist()
 
 
 class RecordBlock(NamedTuple):

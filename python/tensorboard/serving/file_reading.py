@@ -85,9 +85,7 @@ def one_by_one(run: RunState, state: ServedFile, block: RecordBlock, lo: int, hi
 
     parse = event_pb2.Event.FromString
     buf, base = block.spans.buf, block.base
-    starts, ends = block.spans.lists()
-    for i in range(lo, hi):
-        s, e = starts[i], ends[i]
+    for s, e in zip(*block.spans.lists(lo, hi)):
         try:
             event = parse(buf[s:e])
         except Exception as err:  # protobuf's DecodeError: the record holds no Event; its checks passed, so

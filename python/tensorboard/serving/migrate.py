@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+# Imported with the reader's modules, not at the first event: preload's workers, forked once these are
+# imported, share them with the server instead of each importing its own copy (with the stubs and boto3
+# they pull in, a fifth of a second of a worker's time) before reading.
+from tensorboard import data_compat, dataclass_compat
+
 LEGACY_KINDS = frozenset(("simple_value", "image", "audio", "histo"))
 
 
 def migrate(event, initial_metadata: dict) -> Iterator:
     """The events upstream's loader makes of `event` (an `event_pb2.Event` of upstream's protos);
     `initial_metadata` is dataclass_compat's per-file state, updated in place."""
-    from tensorboard import data_compat, dataclass_compat
-
     unnamed = _unnamed_legacy_tags(event)
     for migrated in dataclass_compat.migrate_event(data_compat.migrate_event(event), initial_metadata):
         if unnamed:

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from tensorboard.logdir import Selection, read_runs
-from tensorboard.logdir.arguments import add_reading_arguments, add_writing_arguments
+from tensorboard.logdir.arguments import add_experiment_arguments, add_reading_arguments, add_writing_arguments
 from tensorboard.logdir.output import check_out, write_atomically
 from tensorboard.logdir.progress import Progress
 from tensorboard.logdir.selection import CLI_FLAGS, compile_pattern, parse_steps
@@ -30,6 +30,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--group_runs", "--group-runs", dest="group_runs", default=None, metavar="REGEX",
                    help="also draw each group of runs (names equal once REGEX's matches are removed) as its mean "
                         "with a band of ± std")
+    add_experiment_arguments(p, over=True)
     add_writing_arguments(p)
     return p
 
@@ -37,7 +38,8 @@ def parser() -> argparse.ArgumentParser:
 def export_report(logdir: str, out: str, kinds=REPORT_KINDS, runs: str | None = None, tags: str | None = None,
                   max_points: int = 1000, title: str | None = None, skip_damaged: bool = False,
                   force: bool = False, progress=None, steps: str | tuple | None = None, *,
-                  exclude: str | None = None, group_runs: str | None = None) -> dict:
+                  exclude: str | None = None, group_runs: str | None = None, where: str | None = None,
+                  over=None, hparams_file: str | None = None) -> dict:
     """Writes `logdir` as one self-contained HTML page, `tensorboard export --out page.html` from Python.
 
     The page is written to a temporary file beside `out`, then renamed into place.
@@ -58,6 +60,12 @@ def export_report(logdir: str, out: str, kinds=REPORT_KINDS, runs: str | None = 
         exclude: A regex; the runs it matches are left out.
         group_runs: A regex grouping runs (names equal once its matches are removed), each group
             also drawn as its mean with a band of ± std.
+        where: A query on the runs' hyperparameters (`'lr < 0.01 and optimizer == "adam"'`, see
+            docs/experiments.md); only runs it matches are shown.
+        over: Hyperparameters (a comma-separated string or a list, e.g. "seed") the runs of one
+            configuration differ in: each configuration of two or more runs is also drawn as its
+            mean with a band of ± std, named after what varies (`lr=0.01`).
+        hparams_file: Also read hyperparameters from this file in each run's directory or a parent.
 
     Returns:
         {"bytes": the page's size, "runs": runs shown, "charts": charts drawn}.
@@ -66,8 +74,8 @@ def export_report(logdir: str, out: str, kinds=REPORT_KINDS, runs: str | None = 
         FileExistsError: `out` exists and `force` is False.
         IsADirectoryError: `out` is a directory.
         FileNotFoundError: `logdir` does not exist.
-        ValueError: An `out` not ending in .html, an unknown kind, `max_points` below 2, or an
-            invalid regex or step range.
+        ValueError: An `out` not ending in .html, an unknown kind, `max_points` below 2, an
+            invalid regex, step range or query, both `group_runs` and `over`, or an `over` key no run has.
 
     Examples:
         >>> from tensorboard.report import export_report
@@ -75,9 +83,10 @@ def export_report(logdir: str, out: str, kinds=REPORT_KINDS, runs: str | None = 
         {'bytes': ..., 'runs': ..., 'charts': ...}
     """
     check_arguments(out, kinds, max_points, tags, group_runs, steps)
+    selection = report_selection(runs, exclude, where, over, hparams_file, group_runs)
     check_out(out, force)
-    page, report = build_page(logdir, kinds, runs, tags, max_points, title, skip_damaged, progress, steps,
-                              exclude=exclude, group_runs=group_runs)
+    page, report = build_page(logdir, kinds, selection, tags, max_points, title, skip_damaged, progress, steps,
+                              group_runs=group_runs)
     data = page.encode("utf-8")
     write_atomically(out, force, lambda tmp: Path(tmp).write_bytes(data))
     charts = len(report.scalars) + sum(len(items) for items in report.distributions.values())
@@ -100,18 +109,39 @@ def check_arguments(out: str | None, kinds, max_points: int, tags: str | None, g
     compile_pattern("--group_runs", group_runs)
 
 
-def build_page(logdir: str, kinds, runs: str | None, tags: str | None, max_points: int, title: str | None,
-               skip_damaged: bool, progress, steps, *, exclude: str | None, group_runs: str | None,
+def report_selection(runs: str | None, exclude: str | None, where: str | None, over, hparams_file: str | None,
+                     group_runs: str | None, flags: tuple[str, ...] = CLI_FLAGS) -> Selection:
+    """The runs a report shows, checked: regexes, query, `over` keys and file name; a ValueError naming
+    the option, also for both `group_runs` and `over`."""
+    selection = Selection.of(runs=runs, flags=flags, exclude=exclude, where=where, over=over,
+                             hparams_file=hparams_file)
+    if group_runs is not None and selection.over:
+        raise ValueError(f"give {'--group_runs' if flags is CLI_FLAGS else 'group_runs'} (a regex over run names) "
+                         f"or {flags[5]} (hyperparameters), not both")
+    return selection
+
+
+def build_page(logdir: str, kinds, selection: Selection, tags: str | None, max_points: int, title: str | None,
+               skip_damaged: bool, progress, steps, *, group_runs: str | None,
                storage_options: dict | None = None) -> tuple[str, ReportData]:
-    """Reads `logdir` and returns the report page as text, with the data it shows (options as
-    `export_report`'s, already checked)."""
+    """Reads the runs of `logdir` that `selection` wants and returns the report page as text, with the
+    data it shows (options as `export_report`'s, already checked)."""
     from tensorboard.report.extract import extract
     from tensorboard.report.render import render
 
     bounds = parse_steps(steps) if isinstance(steps, str) else steps
-    data = read_runs(logdir, storage_options, skip_damaged=skip_damaged, progress=progress,
-                     selection=Selection.of(runs=runs, flags=CLI_FLAGS, exclude=exclude))
-    report = extract(data, tuple(kinds), tags, max_points, bounds, group_runs)
+    groups = group_runs
+    if selection.needs_hparams or selection.hparams_file is not None:
+        from tensorboard.logdir.experiment import read_experiment
+
+        experiment = read_experiment(logdir, storage_options, selection, skip_damaged, progress,
+                                     over_flag="--over")
+        data = experiment.runs
+        if experiment.grouping is not None:
+            groups = {group.name: list(group.runs) for group in experiment.grouping.groups}
+    else:
+        data = read_runs(logdir, storage_options, skip_damaged=skip_damaged, progress=progress, selection=selection)
+    report = extract(data, tuple(kinds), tags, max_points, bounds, groups)
     name = title or os.path.basename(os.path.normpath(str(logdir))) or str(logdir)
     return render(report, name, max_points), report
 
@@ -132,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         written = export_report(args.logdir, args.out, tuple(args.kind or REPORT_KINDS), args.runs, args.tags,
                                 args.max_points, args.title, args.skip_damaged, args.force, progress, args.steps,
-                                exclude=args.exclude, group_runs=args.group_runs)
+                                exclude=args.exclude, group_runs=args.group_runs, where=args.where,
+                                over=args.over, hparams_file=args.hparams_file)
     except (OSError, ValueError) as err:
         progress.close()
         print(f"tensorboard export: {err}", file=sys.stderr)

@@ -116,10 +116,12 @@ def _scalar_tensors(run: RunData, bounds=None) -> list[tuple[str, np.ndarray, np
 
 
 def extract(runs: list[RunData], kinds=REPORT_KINDS, tags: str | None = None, max_points: int = 1000,
-            steps: tuple[int | None, int | None] | None = None, group_runs: str | None = None) -> ReportData:
+            steps: tuple[int | None, int | None] | None = None,
+            group_runs: str | dict[str, list[str]] | None = None) -> ReportData:
     """The report's data from read runs; `tags` is a regex on tag names (charts, images, text);
-    `steps` (lo, hi), both included, None for an open end, bounds every series; `group_runs`, a regex:
-    each group of runs (`stats.grouping`) is also drawn as its mean with a band of ± std."""
+    `steps` (lo, hi), both included, None for an open end, bounds every series; `group_runs`, a regex
+    (each group of runs, `stats.grouping`) or {group: its runs} (`--over`'s configurations): each group
+    is also drawn as its mean with a band of ± std."""
     even_indices(0, max_points)  # checks max_points before any work
     tag_re = re.compile(tags) if tags is not None else None
     bounds = steps
@@ -185,14 +187,18 @@ def extract(runs: list[RunData], kinds=REPORT_KINDS, tags: str | None = None, ma
     return report
 
 
-def _add_groups(report: ReportData, runs: list[RunData], pattern: str, tag_re, max_points: int, bounds) -> None:
+def _add_groups(report: ReportData, runs: list[RunData], groups: str | dict[str, list[str]], tag_re,
+                max_points: int, bounds) -> None:
     """A series per group of two or more runs and scalar tag: the mean at the steps all members have,
-    with mean ± std (ddof=1) as its band, as `tensorboard --group_runs` serves it."""
+    with mean ± std (ddof=1) as its band, as `tensorboard --group_runs` (a regex) or `--over` (the
+    groups given) serves it."""
     from tensorboard.stats.grouping import group_runs
     from tensorboard.stats.reduction import reduce_runs
 
     by_name = {run.name: run for run in runs}
-    for group, members in group_runs(list(by_name), pattern, "--group_runs").items():
+    if isinstance(groups, str):
+        groups = group_runs(list(by_name), groups, "--group_runs")
+    for group, members in groups.items():
         if len(members) < 2:
             continue
         try:

@@ -10,7 +10,8 @@ import html
 import os
 from dataclasses import dataclass
 
-from tensorboard.report.cli import build_page, check_arguments
+from tensorboard.logdir.selection import API_FLAGS
+from tensorboard.report.cli import build_page, check_arguments, report_selection
 from tensorboard.report.extract import REPORT_KINDS
 
 MAX_EMBED_BYTES = 10_000_000
@@ -57,6 +58,7 @@ class ReportView:
 def show(logdir: str | os.PathLike, kinds=REPORT_KINDS, runs: str | None = None, tags: str | None = None,
          max_points: int = 1000, title: str | None = None, skip_damaged: bool = False,
          steps: str | tuple | None = None, *, exclude: str | None = None, group_runs: str | None = None,
+         where: str | None = None, over=None, hparams_file: str | None = None,
          storage_options: dict | None = None, height: int = DEFAULT_HEIGHT,
          max_bytes: int = MAX_EMBED_BYTES) -> ReportView:
     """The report of `logdir`, shown in a notebook cell: the page `export_report` writes, in an iframe.
@@ -72,6 +74,10 @@ def show(logdir: str | os.PathLike, kinds=REPORT_KINDS, runs: str | None = None,
         steps: Only the steps from lo to hi, as (lo, hi) or "LO:HI".
         exclude: Leave out the runs this regex matches.
         group_runs: Draw each group of runs (see `export_report`) as its mean with a ± std band.
+        where: Only the runs whose hyperparameters match this query (see `export_report`).
+        over: Draw each configuration (runs that agree on every hyperparameter but these, e.g. "seed")
+            as its mean with a ± std band.
+        hparams_file: Also read hyperparameters from this file in each run's directory or a parent.
         storage_options: fsspec options for a remote logdir.
         height: The frame's height in pixels; the page scrolls inside it.
         max_bytes: The most the cell's HTML may hold (default MAX_EMBED_BYTES, 10 MB).
@@ -90,10 +96,11 @@ def show(logdir: str | os.PathLike, kinds=REPORT_KINDS, runs: str | None = None,
         >>> show("logs/sweep", tags="loss|accuracy", max_points=300)  # doctest: +SKIP
     """
     check_arguments(None, kinds, max_points, tags, group_runs, steps)
+    selection = report_selection(runs, exclude, where, over, hparams_file, group_runs, API_FLAGS)
     if height < 1:
         raise ValueError(f"height must be a positive number of pixels, got {height}")
-    page, report = build_page(str(logdir), kinds, runs, tags, max_points, title, skip_damaged, None, steps,
-                              exclude=exclude, group_runs=group_runs, storage_options=storage_options)
+    page, report = build_page(str(logdir), kinds, selection, tags, max_points, title, skip_damaged, None, steps,
+                              group_runs=group_runs, storage_options=storage_options)
     view = ReportView(page, height)
     size = len(view._repr_html_().encode("utf-8"))
     if size > max_bytes:

@@ -15,6 +15,10 @@ import time
 
 import numpy as np
 
+# What our writer logs of its own at the start of a run (tensorboard.src.run_metadata: where, on what, by
+# which code): not a tag of the workload, spelled here because the scan runs in every library's interpreter.
+RUN_METADATA_TAGS = {b"run/metadata", b"run/metadata_fields"}
+
 SEED = 20240611
 
 # name -> (description, expected summary values, calls)
@@ -351,8 +355,10 @@ def scan_logdir(logdir: str) -> dict:
                     else:
                         p = _skip(buf, p, key & 7)
                 pos = end + 4
+    logged = tags - RUN_METADATA_TAGS
     return {"event_files": files, "records": records, "summary_events": summaries, "values": counts,
-            "tags": len(tags), "payload_crc_checked": masked is not None, "other_files": other_files}
+            "tags": len(logged), "run_metadata": bool(tags & RUN_METADATA_TAGS),
+            "payload_crc_checked": masked is not None, "other_files": other_files}
 
 
 def check(workload: str, scan: dict, data) -> list[str]:

@@ -17,6 +17,7 @@ def test_page_shows_the_rows_and_machine_of_a_small_real_run(tmp_path):
     results = json.loads((tmp_path / "results.json").read_text())
     assert [r.get("error") for r in results["runs"]] == [None, None], results["runs"]
     assert {r["lib"] for r in results["runs"]} == {"ours", "tbx"}
+    assert [r["problems"] for r in results["runs"]] == [[], []]  # every library wrote what the workload logged
 
     page_path = tmp_path / "benchmarks.md"
     out = subprocess.run([sys.executable, str(BENCH / "write_page.py"), "--results", str(tmp_path),
@@ -157,3 +158,11 @@ def test_the_experiments_section_shows_each_size_and_the_goal():
     assert "| 1,000 | 1 s | 1.02 s (+2%) | 1.1 s (+10%) |" in text
     assert "discovery <= 10% of the first load" in text and "(met: **no**)" in text
     assert write_page.experiments_section(None).endswith("Not part of this run (`bench/run.py --no-extras`).")
+
+
+def test_the_bench_scan_knows_the_run_metadata_tags_our_writer_logs():
+    sys.path.insert(0, str(BENCH))
+    import workloads
+
+    from tensorboard.src import run_metadata
+    assert workloads.RUN_METADATA_TAGS == {run_metadata.TEXT_TAG.encode(), run_metadata.FIELDS_TAG.encode()}

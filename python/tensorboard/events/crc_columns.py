@@ -2,8 +2,10 @@
 
 CRC-32C is affine: crc(d) = crc(L zero bytes) ^ lin(d), where lin is the table-driven CRC with a zero
 start and no final xor. lin is linear in the bytes, so byte i of an L-byte payload contributes
-lin(byte at i, then L-1-i zeros), a 256-entry table per position. A column of payload bytes is one
-table lookup across every record, so a group of N short records costs L vectorised lookups instead
+lin(byte at i, then L-1-i zeros), a 256-entry table per position. Hence crc(d) = crc(f) ^ lin(d ^ f)
+for the first payload f: one native CRC of f, then a table lookup across every record for each byte
+position where some payload differs from f. Records of one tag share most of their bytes (the tag, the
+field tags, often the wall time), so a group of N short records costs a few vectorised lookups instead
 of N native calls. Every record gets its own CRC: this is a full check, not a combined one.
 """
 from __future__ import annotations
@@ -41,11 +43,32 @@ def crc_columns(data, starts, length: int):
     import numpy as np
 
     n = len(starts)
-    acc = np.full(n, _zeros_crc(length), np.uint32)
     if length == 0 or n == 0:
-        return acc
-    tables = _position_tables(length)
-    columns = np.ascontiguousarray(data[np.asarray(starts, np.int64)[:, None] + np.arange(length)].T)
-    for i in range(length):
-        acc ^= tables[i][columns[i]]
+        return np.full(n, _zeros_crc(length), np.uint32)
+    at = np.asarray(starts, np.int64)
+    return _from_first(data[at[0]:at[0] + length], (data[at + i] for i in range(length)), n)
+
+
+def crc_rows(rows):
+    """uint32 CRC-32C of each row of `rows`, a (records, length) uint8 array of payloads."""
+    import numpy as np
+
+    n, length = rows.shape
+    if length == 0 or n == 0:
+        return np.full(n, _zeros_crc(length), np.uint32)
+    return _from_first(rows[0], rows.T.copy(), n)  # a copy whatever the shape: _from_first overwrites it
+
+
+def _from_first(first, columns, n: int):
+    """The CRCs of `n` payloads from the first one's and the payloads' `columns` (a fresh uint8 array
+    per byte position, overwritten here): a lookup only where a column differs from the first payload."""
+    import numpy as np
+
+    first = np.array(first, np.uint8)
+    acc = np.full(n, crc32c(first.tobytes()), np.uint32)
+    tables = _position_tables(len(first))
+    for position, column in enumerate(columns):
+        column ^= first[position]
+        if column.any():
+            acc ^= tables[position][column]
     return acc

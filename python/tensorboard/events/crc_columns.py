@@ -46,7 +46,7 @@ def crc_columns(data, starts, length: int):
     if length == 0 or n == 0:
         return np.full(n, _zeros_crc(length), np.uint32)
     at = np.asarray(starts, np.int64)
-    return _from_first(data[at[0]:at[0] + length], (data[at + i] for i in range(length)), n)
+    return _from_first(data[np.arange(length)[:, None] + at], data[at[0]:at[0] + length])
 
 
 def crc_rows(rows):
@@ -56,19 +56,18 @@ def crc_rows(rows):
     n, length = rows.shape
     if length == 0 or n == 0:
         return np.full(n, _zeros_crc(length), np.uint32)
-    return _from_first(rows[0], rows.T.copy(), n)  # a copy whatever the shape: _from_first overwrites it
+    return _from_first(rows.T.copy(), rows[0])  # a copy whatever the shape: _from_first overwrites it
 
 
-def _from_first(first, columns, n: int):
-    """The CRCs of `n` payloads from the first one's and the payloads' `columns` (a fresh uint8 array
-    per byte position, overwritten here): a lookup only where a column differs from the first payload."""
+def _from_first(columns, first):
+    """The CRCs of the payloads whose bytes are `columns` (length x records, a fresh array, overwritten
+    here), from the first payload's: a lookup only at the positions where some payload differs from it."""
     import numpy as np
 
     first = np.array(first, np.uint8)
-    acc = np.full(n, crc32c(first.tobytes()), np.uint32)
+    acc = np.full(columns.shape[1], crc32c(first.tobytes()), np.uint32)
+    columns ^= first[:, None]
     tables = _position_tables(len(first))
-    for position, column in enumerate(columns):
-        column ^= first[position]
-        if column.any():
-            acc ^= tables[position][column]
+    for position in np.flatnonzero(columns.any(axis=1)).tolist():
+        acc ^= tables[position][columns[position]]
     return acc

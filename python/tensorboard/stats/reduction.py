@@ -1,7 +1,8 @@
 """Runs reduced across seeds, step by step: for each scalar tag, the runs' values at each step become
-one row of pandas reductions (mean, std with ddof=1, min, max, median) and the number of runs that
-have the step. Every point is read (no sampling); runs that can't be compared step for step are
-refused, naming the run and the tag, unless the caller allows it."""
+one row of reductions (mean, std with ddof=1, min, max, median: pandas' values, computed in NumPy) and
+the number of runs that have the step. Every point is read (no sampling); runs that can't be compared
+step for step are refused, naming the run and the tag, unless the caller allows it. `reduce_tags`
+gives NumPy columns (pandas is not imported); `reduce_runs` and `reduce_groups` a DataFrame."""
 from __future__ import annotations
 
 from typing import Iterable, Literal, NamedTuple, Sequence, get_args
@@ -184,7 +185,8 @@ def seed_statistics(table: np.ndarray, missing: np.ndarray, ops: tuple[str, ...]
     """{op: float64 column} across the rows of `table` (runs x steps, NaN where `missing`), bit for bit
     what pandas' `DataFrame.<op>(axis=1)` gives on the same table with a column per run: mean, min and
     max accumulate run by run, std sums each step's runs pairwise (ddof=1), median is NumPy's nanmedian.
-    Steps no run has are NaN; std needs two runs."""
+    Steps no run has are NaN; std needs two runs. Among zeros of both signs, the sign of a zero min or
+    max is left open (pandas' own depends on how NumPy's loop meets the arrays in memory)."""
     runs = table.shape[0]
     filled = np.where(missing, 0.0, table) if missing.any() else table
     count = (runs - missing.sum(axis=0)).astype(np.float64)

@@ -113,3 +113,20 @@ def test_the_same_values_as_tensorboard_reducer_at_every_step_it_keeps(tmp_path)
             assert list(ours_op) == list(range(steps))  # every step
             assert 0 < len(kept) < steps  # tensorboard-reducer reduces a sample
             assert {step: ours_op[step] for step in kept} == kept, (op, tag)
+
+
+def test_writes_the_same_runs_where_pandas_cannot_be_imported(tmp_path):
+    """`tensorboard reduce` needs NumPy only: with pandas unimportable it writes what it writes with it."""
+    write_seeds(tmp_path / "sweep", configs=("a",), seeds=3, steps=40)
+    args = ["--logdir", str(tmp_path / "sweep"), "-r", "mean,std,median"]
+    without = subprocess.run([sys.executable, "-c", "import runpy, sys; sys.modules['pandas'] = None; "
+                              "sys.argv[0] = 'reduce'; runpy.run_module('tensorboard.cli.reduce', run_name='__main__')",
+                              *args, "--out", str(tmp_path / "without")], capture_output=True, text=True, timeout=300,
+                             env={**os.environ, "PYTHONPATH": str(REPO / "python")})
+    assert without.returncode == 0, without.stderr
+    assert run_reduce(*args, "--out", tmp_path / "with").returncode == 0
+    runs = {side: upstream_read(tmp_path / side)["runs"] for side in ("without", "with")}
+    assert sorted(runs["without"]) == ["band", "mean", "median", "std"]
+    for run in runs["with"]:
+        for tag in ("loss", "acc"):
+            assert scalars(runs["without"][run], tag) == scalars(runs["with"][run], tag)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from tensorboard.events.crc32c import crc32c, crc32c_python
-from tensorboard.events.crc_columns import COLUMN_MAX_LENGTH, crc_columns
+from tensorboard.events.crc_columns import COLUMN_MAX_LENGTH, crc_columns, crc_rows
 
 
 def test_matches_native_crc_for_every_short_length():
@@ -35,3 +35,15 @@ def test_payloads_alike_but_for_a_few_bytes():
         data = np.concatenate([np.zeros(5, np.uint8), rows.ravel()])
         starts = 5 + np.arange(len(rows)) * rows.shape[1]
         assert crc_columns(data, starts, rows.shape[1]).tolist() == [crc32c(r.tobytes()) for r in rows]
+
+
+def test_rows_sharing_most_bytes():
+    """Records of one tag differ in a few positions (step, value): only those are looked up, the rest is
+    the first record's native CRC; identical rows, one row and a lone varying column included."""
+    rng = np.random.default_rng(3)
+    for records, length in ((1, 30), (5, 1), (200, 37), (1000, 64)):
+        rows = np.tile(rng.integers(0, 256, length, dtype=np.uint8), (records, 1))
+        assert crc_rows(rows).tolist() == [crc32c(rows[0].tobytes())] * records
+        for positions in ([length - 1], [0, length // 2], list(range(length))[-5:]):
+            rows[:, positions] = rng.integers(0, 256, (records, len(positions)), dtype=np.uint8)
+            assert crc_rows(rows).tolist() == [crc32c(row.tobytes()) for row in rows]

@@ -9,6 +9,7 @@ from stats.seeds import write_seeds
 
 import tensorboard
 from tensorboard.reader import reduce
+from tensorboard.stats.reduction import REDUCE_OPS, seed_statistics
 
 
 def test_every_op_is_pandas_reduction_across_the_seeds(tmp_path):
@@ -105,3 +106,32 @@ def test_the_seed_runs_read_back_by_upstream(tmp_path):
         for tag, values in tags.items():
             assert [row[0] for row in runs[name]["scalars"][tag]] == list(range(30))
             assert [row[2] for row in runs[name]["scalars"][tag]] == values.tolist()
+
+
+@pytest.mark.parametrize("runs", [1, 2, 3, 5, 8, 9, 40])
+def test_seed_statistics_are_pandas_reductions_bit_for_bit(runs):
+    """The NumPy reductions `tensorboard reduce` writes are what pandas gives on a table with a column per
+    run, to the bit: NaN (a step a run lacks, or a NaN logged) skipped, ±inf, zeros of both signs, one
+    step to many. The sign of a zero min or max among zeros of both signs is left open (pandas' own
+    depends on how NumPy's loop meets the arrays in memory)."""
+    rng = np.random.default_rng(runs)
+    for trial in range(60):
+        steps = int(rng.choice([1, 2, 3, 5, 6, 7, 50]))
+        table = rng.standard_normal((runs, steps)) * 10 ** rng.uniform(-3, 6)
+        if trial % 2:
+            table = table.astype(np.float32).astype(np.float64)
+        if trial % 3 == 0:
+            table[rng.random(table.shape) < 0.2] = np.nan
+        if trial % 5 == 0:
+            table[rng.random(table.shape) < 0.3] = rng.choice([0.0, -0.0, np.inf, -np.inf])
+        if trial % 7 == 0:
+            table[:] = rng.choice([0.0, -0.0], table.shape)
+        got = seed_statistics(table, np.isnan(table), REDUCE_OPS)
+        by_run = pd.concat([pd.Series(row) for row in table], axis=1)  # as pandas builds a table of runs
+        for op in REDUCE_OPS:
+            with np.errstate(invalid="ignore"):
+                want = getattr(by_run, op)(axis=1).to_numpy(np.float64)
+            if op in ("min", "max"):
+                np.testing.assert_array_equal(got[op], want, err_msg=op)
+            else:
+                assert got[op].tobytes() == want.tobytes(), (op, got[op], want)

@@ -20,7 +20,7 @@ from tensorboard.logdir import Selection, is_event_file
 from tensorboard.logdir.arguments import add_experiment_arguments, add_run_filter_arguments, add_writing_arguments
 from tensorboard.logdir.output import contained_path, write_directory_atomically
 from tensorboard.logdir.selection import CLI_FLAGS
-from tensorboard.stats.reduction import DUPLICATE_STEPS, REDUCE_OPS, check_ops
+from tensorboard.stats.reduction import DUPLICATE_STEPS, REDUCE_OPS, TagReduction, check_ops, reduce_tag_groups
 from tensorboard.summary.custom_scalars import custom_scalars
 
 BANDS = {"std": ("mean ± std", ("mean", "std")), "minmax": ("mean, min to max", ("mean", "min", "max"))}
@@ -77,33 +77,34 @@ def check_out_runs(out: str, force: bool) -> None:
                                   "wrote; refusing to replace it even with --force")
 
 
-def write_reduced(frame, out: str, ops: tuple[str, ...], band: str = "std") -> int:
+def write_reduced(reduced: dict[str | None, list[TagReduction]], out: str, ops: tuple[str, ...],
+                  band: str = "std") -> int:
     """Writes reduced runs below `out`: a run per op and a band run per group (tag, tag/lower,
     tag/upper), the Custom Scalars layout in the first band run; each run is one event file.
 
     Args:
-        frame: `tensorboard.reader.reduce`'s DataFrame, with the columns of `ops` and of the band.
-        out: The directory to write into.
+        reduced: `stats.reduction.reduce_tag_groups`' result, {group: its tags} ({None: tags}
+            without groups), with the columns of `ops` and of the band.
+        out: The directory to write into (OUT/<group>/ per group, in name order).
         ops: The ops to write a run for.
         band: "std" (mean ± std) or "minmax" (min to max).
 
     Returns:
         How many runs were written.
     """
-    groups = frame.groupby("group", sort=True) if "group" in frame.columns else [(None, frame)]
     wall = time.time()
     written = 0
-    for index, (group, rows) in enumerate(groups):
+    for index, group in enumerate(sorted(reduced, key=str) if None not in reduced else [None]):
         base = out if group is None else contained_path(out, str(group))
-        lower, upper = _band(rows, band)
-        by_tag = list(rows.groupby("tag", sort=False))
+        tags = reduced[group]
         for op in ops:
-            _write_run(os.path.join(base, op), [(tag, part["step"], part[op]) for tag, part in by_tag], wall)
+            _write_run(os.path.join(base, op), [(tag.tag, tag.steps, tag.columns[op]) for tag in tags], wall)
         series = []
-        for tag, part in by_tag:
-            series += [(tag, part["step"], part["mean"]), (f"{tag}/lower", part["step"], lower.loc[part.index]),
-                       (f"{tag}/upper", part["step"], upper.loc[part.index])]
-        layout = custom_scalars({BANDS[band][0]: layout_for(frame)}) if index == 0 else None
+        for tag in tags:
+            lower, upper = _band(tag.columns, band)
+            series += [(tag.tag, tag.steps, tag.columns["mean"]), (f"{tag.tag}/lower", tag.steps, lower),
+                       (f"{tag.tag}/upper", tag.steps, upper)]
+        layout = custom_scalars({BANDS[band][0]: layout_for(reduced)}) if index == 0 else None
         _write_run(os.path.join(base, BAND_RUN), series, wall, layout)
         written += len(ops) + 1
     return written
@@ -116,27 +117,28 @@ def _write_run(directory: str, series: list, wall: float, summary=None) -> None:
     if summary is not None:
         parts.append(frame_record(summary_event(summary.SerializeToString(), 0, wall)))
     for tag, steps, values in series:
-        steps = steps.to_numpy(np.int64)
-        parts.append(scalar_records(tag, steps, values.to_numpy(np.float64), np.full(len(steps), wall)))
+        parts.append(scalar_records(tag, steps, values, np.full(len(steps), wall)))
     LOCAL.write_chunks(os.path.join(directory, event_file_name()), parts)  # atomic, fsync'd, umask honoured
 
 
-def layout_for(frame) -> dict:
+def layout_for(reduced: dict[str | None, list[TagReduction]]) -> dict:
     """One margin chart per tag: a band run's mean with its lower and upper bounds.
 
     Args:
-        frame: `tensorboard.reader.reduce`'s DataFrame.
+        reduced: `stats.reduction.reduce_tag_groups`' result.
 
     Returns:
-        {tag: ["Margin", [tag, tag/lower, tag/upper]]}, `add_custom_scalars`'s chart format.
+        {tag: ["Margin", [tag, tag/lower, tag/upper]]} for every tag of any group, in the order first
+        met, `add_custom_scalars`'s chart format.
     """
-    return {tag: ["Margin", [tag, f"{tag}/lower", f"{tag}/upper"]] for tag in dict.fromkeys(frame["tag"])}
+    tags = dict.fromkeys(tag.tag for group in reduced.values() for tag in group)
+    return {tag: ["Margin", [tag, f"{tag}/lower", f"{tag}/upper"]] for tag in tags}
 
 
-def _band(rows, band: str):
+def _band(columns: dict[str, np.ndarray], band: str) -> tuple[np.ndarray, np.ndarray]:
     if band == "std":
-        return rows["mean"] - rows["std"], rows["mean"] + rows["std"]
-    return rows["min"], rows["max"]
+        return columns["mean"] - columns["std"], columns["mean"] + columns["std"]
+    return columns["min"], columns["max"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,32 +171,29 @@ def _main(argv: list[str] | None) -> int:
         selection = Selection.of(args.runs, args.tags, None, {"scalars"}, flags=CLI_FLAGS, exclude=args.exclude,
                                  where=args.where, over=args.over, hparams_file=args.hparams_file)
         check_out_runs(args.out, args.force)
-        import pandas  # noqa: F401
-    except ImportError:
-        print("tensorboard reduce: needs pandas: pip install pandas (the wheel's [data] extra)", file=sys.stderr)
-        return 2
     except (ValueError, OSError) as err:
         print(f"tensorboard reduce: {err}", file=sys.stderr)
         return 2
     started = time.monotonic()
     try:
-        from tensorboard.logdir.experiment import read_experiment
-        from tensorboard.stats import read_sources, reduce_groups
-
         groups = None
-        if args.logdir:
+        if args.logdir:  # hparams, --where and --over: imported only for a logdir
+            from tensorboard.logdir.experiment import read_experiment
+
             experiment = read_experiment(args.logdir, None, selection, over_flag="--over")
             runs = experiment.runs
             groups = _groups(experiment, args.group_by, args.quiet)
         else:
+            from tensorboard.stats.sources import read_sources
+
             runs = read_sources(args.run_dirs, selection)
         if not runs:
             raise ValueError("no run to reduce" + (f" matches --where {args.where!r}" if args.where else ""))
         needed = tuple(dict.fromkeys(ops + BANDS[args.band][1]))
-        frame = reduce_groups(runs, needed, args.group_by if groups is None else None, groups,
-                              lax_steps=args.lax_steps, lax_tags=args.lax_tags,
-                              min_runs_per_step=args.min_runs_per_step, duplicate_steps=args.handle_dup_steps)
-        count = write_directory_atomically(args.out, lambda tmp: write_reduced(frame, tmp, ops, args.band))
+        reduced = reduce_tag_groups(runs, needed, args.group_by if groups is None else None, groups,
+                                    lax_steps=args.lax_steps, lax_tags=args.lax_tags,
+                                    min_runs_per_step=args.min_runs_per_step, duplicate_steps=args.handle_dup_steps)
+        count = write_directory_atomically(args.out, lambda tmp: write_reduced(reduced, tmp, ops, args.band))
     except (OSError, ValueError, OverflowError) as err:
         print(f"tensorboard reduce: {err}", file=sys.stderr)
         return 1

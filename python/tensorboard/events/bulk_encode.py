@@ -7,7 +7,8 @@ import struct
 
 import numpy as np
 
-from tensorboard.events.crc32c import MASK_DELTA, crc32c, masked_crc32c
+from tensorboard.events.crc32c import MASK_DELTA, masked_crc32c
+from tensorboard.events.crc_columns import crc_rows
 from tensorboard.events.wire import scalar_prefix
 
 _VARINT_BOUNDS = np.array([1 << (7 * k) for k in range(1, 10)], np.uint64)  # the smallest value of each longer varint
@@ -44,7 +45,10 @@ def _records(prefix: np.ndarray, steps: np.ndarray, varint_bytes: int, floats: n
     """Records whose steps' varints are all `varint_bytes` long (0: step 0, which the event leaves out)."""
     rows = len(steps)
     size = 9 + (1 + varint_bytes if varint_bytes else 0) + len(prefix) + 4
-    payload = np.empty((rows, size), np.uint8)
+    head = struct.pack("<Q", size)
+    records = np.empty((rows, 12 + size + 4), np.uint8)  # the payloads are built in place, not copied in
+    records[:, :12] = np.frombuffer(head + struct.pack("<I", masked_crc32c(head)), np.uint8)
+    payload = records[:, 12:12 + size]
     payload[:, 0] = 0x09  # Event.wall_time, a double
     payload[:, 1:9] = walls.astype("<f8").view(np.uint8).reshape(rows, 8)
     at = 9
@@ -56,12 +60,7 @@ def _records(prefix: np.ndarray, steps: np.ndarray, varint_bytes: int, floats: n
         at = 10 + varint_bytes
     payload[:, at:at + len(prefix)] = prefix
     payload[:, -4:] = floats.view(np.uint8).reshape(rows, 4)
-    flat = memoryview(payload.tobytes())  # one native CRC call per record: cheaper than crc_columns' lookups here
-    crcs = np.fromiter((crc32c(flat[i:i + size]) for i in range(0, rows * size, size)), np.uint64, rows)
+    crcs = crc_rows(payload).astype(np.uint64)  # a lookup per byte position that varies: step, value, wall time
     masked = (((crcs >> np.uint64(15)) | (crcs << np.uint64(17))) + np.uint64(MASK_DELTA)) & np.uint64(0xFFFFFFFF)
-    head = struct.pack("<Q", size)
-    records = np.empty((rows, 12 + size + 4), np.uint8)
-    records[:, :12] = np.frombuffer(head + struct.pack("<I", masked_crc32c(head)), np.uint8)
-    records[:, 12:12 + size] = payload
     records[:, 12 + size:] = masked.astype("<u4").view(np.uint8).reshape(rows, 4)
     return records.tobytes()

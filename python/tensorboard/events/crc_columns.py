@@ -2,8 +2,10 @@
 
 CRC-32C is affine: crc(d) = crc(L zero bytes) ^ lin(d), where lin is the table-driven CRC with a zero
 start and no final xor. lin is linear in the bytes, so byte i of an L-byte payload contributes
-lin(byte at i, then L-1-i zeros), a 256-entry table per position. A column of payload bytes is one
-table lookup across every record, so a group of N short records costs L vectorised lookups instead
+lin(byte at i, then L-1-i zeros), a 256-entry table per position. Hence crc(d) = crc(f) ^ lin(d ^ f)
+for the first payload f: one native CRC of f, then a table lookup across every record for each byte
+position where some payload differs from f. Records of one tag share most of their bytes (the tag, the
+field tags, often the wall time), so a group of N short records costs a few vectorised lookups instead
 of N native calls. Every record gets its own CRC: this is a full check, not a combined one.
 """
 from __future__ import annotations
@@ -45,15 +47,29 @@ def crc_columns(data, starts, length: int):
     n = len(starts)
     if length == 0 or n == 0:
         return np.full(n, _zeros_crc(length), np.uint32)
-    tables = _position_tables(length)
-    columns = np.ascontiguousarray(byte_rows(data, starts, length).T)
-    # A position holding the same byte in every record (a field's key, a tag, the high bytes of a
-    # wall time: most of a logger's scalar event) adds the same term to every record's CRC: once.
-    same = (columns == columns[:, :1]).all(axis=1)
-    constant = _zeros_crc(length)
-    for i in np.flatnonzero(same).tolist():
-        constant ^= int(tables[i][columns[i, 0]])
-    acc = np.full(n, constant, np.uint32)
-    for i in np.flatnonzero(~same).tolist():
-        acc ^= tables[i][columns[i]]
+    rows = byte_rows(data, starts, length)  # a view of `data`: each record's bytes, a row
+    return _from_first(rows.T.copy(), rows[0])
+
+
+def crc_rows(rows):
+    """uint32 CRC-32C of each row of `rows`, a (records, length) uint8 array of payloads."""
+    import numpy as np
+
+    n, length = rows.shape
+    if length == 0 or n == 0:
+        return np.full(n, _zeros_crc(length), np.uint32)
+    return _from_first(rows.T.copy(), rows[0])  # a copy whatever the shape: _from_first overwrites it
+
+
+def _from_first(columns, first):
+    """The CRCs of the payloads whose bytes are `columns` (length x records, a fresh array, overwritten
+    here), from the first payload's: a lookup only at the positions where some payload differs from it."""
+    import numpy as np
+
+    first = np.array(first, np.uint8)
+    acc = np.full(columns.shape[1], crc32c(first.tobytes()), np.uint32)
+    columns ^= first[:, None]
+    tables = _position_tables(len(first))
+    for position in np.flatnonzero(columns.any(axis=1)).tolist():
+        acc ^= tables[position][columns[position]]
     return acc

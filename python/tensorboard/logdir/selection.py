@@ -93,17 +93,22 @@ class Selection:
         """A Selection from regex strings (or compiled regexes), a (lo, hi) step range, a `--where` query
         (text or a parsed Query), `over` keys (a comma-separated string or a list) and a file name;
         errors name `flags` (`API_FLAGS` or `CLI_FLAGS`)."""
-        from tensorboard.logdir.grouping import check_over
-        from tensorboard.logdir.hparams_sources import config_files
-        from tensorboard.logdir.query import Query, parse_query
+        if where is not None:  # the query, hparams and grouping modules load only for what uses them
+            from tensorboard.logdir.query import Query, parse_query
 
-        if where is not None and not isinstance(where, Query):
-            where = parse_query(where, flags[4])
+            if not isinstance(where, Query):
+                where = parse_query(where, flags[4])
         if hparams_file is not None:
+            from tensorboard.logdir.hparams_sources import config_files
+
             config_files(hparams_file, flags[6])
+        if over is not None:
+            from tensorboard.logdir.grouping import check_over
+
+            over = check_over(over, flags[5])
         return cls(compile_pattern(flags[0], runs), compile_pattern(flags[1], tags), check_steps(steps, flags[2]),
                    ALL_EVENT_TYPES if kinds is None else frozenset(kinds), compile_pattern(flags[3], exclude),
-                   where, check_over(over, flags[5]), hparams_file)
+                   where, over or (), hparams_file)
 
     @property
     def needs_hparams(self) -> bool:

@@ -45,10 +45,21 @@ class RssSampler(threading.Thread):
             self.samples.append((self.progress(), rss_bytes()))
 
 
+TAG = "loss"
+
+
 def count_records(path: str) -> int:
     """Records in a file, CRC-checked (faster than parsing every Event)."""
     with open(path, "rb") as f:
         return sum(1 for _ in scan.read_records(f, path))
+
+
+def records_before_scalars(path: str) -> int:
+    """The records ahead of the first TAG scalar: the file version and the run metadata our writer logs."""
+    for index, event in enumerate(reader.read_events(path)):
+        if any(value.tag == TAG for value in event.summary.value):
+            return index
+    return 0
 
 
 def upstream_sample(path: str, megabytes: int) -> int | None:
@@ -92,7 +103,7 @@ def main(argv: list[str] | None = None) -> dict:
     start = time.perf_counter()
     add = writer.add_scalar
     for i in range(args.events):
-        add("loss", 1.0 / (i + 1), i)
+        add(TAG, 1.0 / (i + 1), i)
         if i & 0xFFFF == 0:
             done[0] = i
     writer.close()
@@ -105,9 +116,9 @@ def main(argv: list[str] | None = None) -> dict:
     if args.read_with == "events":
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            read_back = sum(1 for e in reader.read_events(path) if e.HasField("summary"))
+            read_back = sum(1 for e in reader.read_events(path) if e.summary.value and e.summary.value[0].tag == TAG)
     else:
-        read_back = count_records(path) - 1
+        read_back = count_records(path) - records_before_scalars(path)
     read_seconds = time.perf_counter() - read_start
     warm = [rss for fraction, rss in sampler.samples if fraction >= 0.1] or [rss_bytes()]
     result = {

@@ -108,12 +108,25 @@ def test_the_seed_runs_read_back_by_upstream(tmp_path):
             assert [row[2] for row in runs[name]["scalars"][tag]] == values.tolist()
 
 
+def sum_rounding(table: np.ndarray, op: str) -> np.ndarray:
+    """A bound on what summing a step's runs in another order changes in `op`: a few units of rounding of
+    the sum of magnitudes (of the squared deviations for std), per step."""
+    eps = np.finfo(np.float64).eps
+    with np.errstate(invalid="ignore", over="ignore"):
+        scale = np.nansum(np.abs(table), axis=0) / np.maximum(np.sum(~np.isnan(table), axis=0), 1)
+    runs = table.shape[0]
+    if op == "std":
+        return np.nan_to_num(8 * runs * eps * scale, nan=0.0, posinf=np.inf)
+    return np.nan_to_num(2 * runs * eps * scale, nan=0.0, posinf=np.inf)
+
+
 @pytest.mark.parametrize("runs", [1, 2, 3, 5, 8, 9, 40])
-def test_seed_statistics_are_pandas_reductions_bit_for_bit(runs):
+def test_seed_statistics_are_pandas_reductions(runs):
     """The NumPy reductions `tensorboard reduce` writes are what pandas gives on a table with a column per
-    run, to the bit: NaN (a step a run lacks, or a NaN logged) skipped, ±inf, zeros of both signs, one
-    step to many. The sign of a zero min or max among zeros of both signs is left open (pandas' own
-    depends on how NumPy's loop meets the arrays in memory)."""
+    run, to the rounding of a sum in another order (bit for bit with pandas 3.1, not with pandas 2): NaN
+    (a step a run lacks, or a NaN logged) skipped, ±inf, zeros of both signs, one step to many. The sign
+    of a zero min or max among zeros of both signs is left open (pandas' own depends on how NumPy's loop
+    meets the arrays in memory)."""
     rng = np.random.default_rng(runs)
     for trial in range(60):
         steps = int(rng.choice([1, 2, 3, 5, 6, 7, 50]))
@@ -133,5 +146,9 @@ def test_seed_statistics_are_pandas_reductions_bit_for_bit(runs):
                 want = getattr(by_run, op)(axis=1).to_numpy(np.float64)
             if op in ("min", "max"):
                 np.testing.assert_array_equal(got[op], want, err_msg=op)
-            else:
-                assert got[op].tobytes() == want.tobytes(), (op, got[op], want)
+            else:  # sums in another order (pandas 2 against 3, or another SIMD loop): a rounding apart
+                bound = sum_rounding(table, op)
+                with np.errstate(invalid="ignore"):
+                    close = (got[op] == want) | (np.isnan(got[op]) & np.isnan(want)) | \
+                        (np.abs(got[op] - want) <= bound)
+                assert close.all(), (op, got[op], want, bound)

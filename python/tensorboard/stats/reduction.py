@@ -182,9 +182,11 @@ def _kept_steps(all_steps: list, outer: bool) -> np.ndarray:
 
 
 def seed_statistics(table: np.ndarray, missing: np.ndarray, ops: tuple[str, ...]) -> dict[str, np.ndarray]:
-    """{op: float64 column} across the rows of `table` (runs x steps, NaN where `missing`), bit for bit
-    what pandas' `DataFrame.<op>(axis=1)` gives on the same table with a column per run: mean, min and
-    max accumulate run by run, std sums each step's runs pairwise (ddof=1), median is NumPy's nanmedian.
+    """{op: float64 column} across the rows of `table` (runs x steps, NaN where `missing`): what pandas'
+    `DataFrame.<op>(axis=1)` gives on the same table with a column per run, to the rounding of its sums
+    (bit for bit with pandas 3.1's order of summation; pandas 2 sums 8 or more runs in another order):
+    mean, min and max accumulate run by run, std sums each step's runs pairwise (ddof=1), median is
+    NumPy's nanmedian.
     Steps no run has are NaN; std needs two runs. Among zeros of both signs, the sign of a zero min or
     max is left open (pandas' own depends on how NumPy's loop meets the arrays in memory)."""
     runs = table.shape[0]

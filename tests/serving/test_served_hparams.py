@@ -133,3 +133,34 @@ def test_the_first_update_takes_the_discovery_begun_before_the_read_unless_runs_
     logdir.reload()
     assert len(calls) == 2 and "lr=0.001,seed=3" in calls[1]
     assert sorted(run for run in logdir.runs() if hparams.wants(run)) == ["lr=0.001,seed=3", "lr=0.01,seed=2"]
+
+
+def test_the_served_hparams_take_config_file_names_from_the_reload_s_walk(tmp_path, monkeypatch):
+    from tensorboard.logdir import hparams_sources
+    from tensorboard.serving import served_hparams
+    from tensorboard.serving.ingester import size_guidance
+    from tensorboard.serving.served_logdir import Logdir
+
+    for run in ("lr=0.1/0", "lr=0.01/1"):
+        with SummaryWriter(str(tmp_path / run), metadata=False) as writer:
+            writer.add_scalar("loss", 1.0, 0)
+    (tmp_path / "lr=0.1" / "0" / "hparams.yaml").write_text("seed: 3\n")
+    (tmp_path / "lr=0.01" / ".hydra").mkdir()
+    (tmp_path / "lr=0.01" / ".hydra" / "config.yaml").write_text("optimizer: adam\n")
+    hparams = served_hparams.ServedHParams(served_hparams.HParamsFlags())
+    sizes, default = size_guidance(None)
+    logdir = Logdir({str(tmp_path): None}, sizes, default, after_reload=hparams.update)
+    listed = []
+    listdir = hparams_sources.os.listdir
+    monkeypatch.setattr(hparams_sources.os, "listdir", lambda path: listed.append(path) or listdir(path))
+    logdir.reload()
+    assert listed == []  # each directory's file names come from the walk that found the runs
+    from tensorboard.plugins.hparams import plugin_data_pb2
+
+    def served(run):
+        content = hparams.contents(run)[served_hparams.SESSION_START_INFO_TAG]
+        start = plugin_data_pb2.HParamsPluginData.FromString(content).session_start_info
+        return {key: getattr(value, value.WhichOneof("kind")) for key, value in start.hparams.items()}
+
+    assert served("lr=0.1/0") == {"seed": 3.0, "lr": 0.1}
+    assert served("lr=0.01/1") == {"optimizer": "adam", "lr": 0.01}

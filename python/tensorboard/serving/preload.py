@@ -52,6 +52,7 @@ class Preload:
                               selection=selection)
         self.plan = self._reader.plan()
         self.found = self._reader.listing()  # run name -> where, in the order a server lists them
+        self.walked = self._reader.walked  # what the listing's walk saw of configuration files (served_logdir)
         names = list(self.found)
         per_chunk = max(per_chunk, -(-len(names) // MOST_CHUNKS))
         self.parts = [names[k:k + per_chunk] for k in range(0, len(names), per_chunk)]

@@ -58,6 +58,9 @@ class Logdir:
         self._roots = roots  # path -> run name prefix (None: the logdir itself)
         self._selection = selection
         self._preload = preload
+        # local root -> {directory: its configuration files' names}, from the last walk of the root (the
+        # preload's until this Logdir walks): where the served hparams look for files without listing again
+        self.walked: dict[str, dict[str, frozenset]] = dict(preload.walked) if preload is not None else {}
         self._groups = groups
         self._group_states: dict[str, RunState] = {}
         self._sizes = size_guidance
@@ -92,7 +95,8 @@ class Logdir:
                 listing, separator = Listing(remote.storage, [], root=remote.url, files=remote.files), "/"
             else:
                 root = os.path.expanduser(root)
-                listing, separator = Listing(storage_for(root), [], root=root), os.sep
+                listing = Listing(storage_for(root), [], root=root, config_names=self.walked.get(root))
+                separator = os.sep
             prefix = listing.root.rstrip(separator) + separator
             out.append((listing, {name: directory for name, directory in directories.items()
                                   if directory == listing.root or directory.startswith(prefix)}))
@@ -177,8 +181,10 @@ class Logdir:
                     found.setdefault(name, FoundRun(directory, remote, files))
                 continue
             root = os.path.expanduser(root)
-            for directory, names in event_directories(storage_for(root), root, sort=False):
+            walked: dict[str, frozenset] = {}
+            for directory, names in event_directories(storage_for(root), root, sort=False, configs=walked):
                 found.setdefault(prefixed(prefix, directory_run(root, directory)), FoundRun(directory, None, names))
+            self.walked[root] = walked
         if self._selection is not None:
             found = {name: where for name, where in found.items() if self._selection.wants_run(name)}
         return found

@@ -51,7 +51,7 @@ def install(core_plugin) -> None:
             return apps
         with self._assets_zip_provider() as fp, zipfile.ZipFile(fp) as zip_:  # pylint: disable=protected-access
             names = zip_.namelist()
-        gzip = functools.partial(_upstream_gzip, core_plugin)
+        gzip = core_plugin._gzip  # pylint: disable=protected-access  (upstream's, so the bytes are its own)
         for path in names:
             apps["/" + path] = LazyAsset(self, path, gzip)
         apps["/"] = apps["/index.html"]
@@ -59,7 +59,3 @@ def install(core_plugin) -> None:
 
     plugin_class.get_resource_apps = get_resource_apps
     plugin_class._lazy_assets = True  # pylint: disable=protected-access
-
-
-def _upstream_gzip(core_plugin, content: bytes) -> bytes:
-    return core_plugin._gzip(content)  # pylint: disable=protected-access

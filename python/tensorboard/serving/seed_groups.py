@@ -43,7 +43,7 @@ class GroupRuns:
 
     def build(self, runs: dict[str, RunState]) -> dict[str, RunState]:
         groups = sorted((group, members) for group, members in self._grouper(list(runs)).items()
-                        if len(members) > 1 and all(member in runs for member in members))
+                        if len(members) > 1)
         built: dict[str, tuple[tuple, RunState]] = {}
         for group, members in groups:
             name = group_run_name(group)

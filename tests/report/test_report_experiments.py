@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from upstream import upstream_read
 
 from tensorboard import SummaryWriter
 from tensorboard.logdir.selection import CLI_FLAGS
@@ -23,6 +24,10 @@ def sweep(tmp_path_factory):
             with SummaryWriter(str(root / run), metadata=False) as writer:
                 for step, loss in enumerate(losses[run]):
                     writer.add_scalar("loss", loss, step)
+    read = upstream_read(root, ("classic",))["runs"]  # what upstream's reader sees of the sweep, too
+    assert sorted(read) == sorted(losses)
+    for run, view in read.items():
+        assert [value for _, _, value in view["scalars"]["loss"]] == pytest.approx(losses[run], rel=1e-6)
     return root, losses
 
 

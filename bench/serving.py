@@ -18,8 +18,9 @@ of the wheel installed in .venv) with `--data_provider=native` (upstream's nativ
   bytes only at its reloads waits up to 1 s for the next one); the median of 5.
 
 Also, in process, our reader's full read of the logdir against a reload after those 1,000 points.
-Targets: ours >= 20x faster than the Python loader and <= 1/4 of its peak memory (1,000 runs); at every
-size no more time and no more peak memory than the native server, and the appended points served no later
+Targets: ours >= 20x faster than the Python loader and <= 1/4 of its peak memory (1,000 runs); the first
+load in at most half the native server's time at 1,000 runs and three quarters at 10,000 (LOAD_GOALS);
+at every size no more time and no more peak memory than the native server, and the appended points served no later
 than the native server serves them. `--runs 1000 10000` adds 10,000 runs, where ours must grow no
 faster than linearly (the Python loader is skipped there unless --with-multiplexer: it takes many
 minutes). Prints one JSON line last.
@@ -50,6 +51,7 @@ POINTS = 1000
 TAG = "loss"
 SPEED_TARGET = 20.0  # ours vs the Python loader
 NATIVE_TARGET = 1.0  # ours / native, at most: time and peak memory (PSS), at every size
+LOAD_GOALS = {1000: 0.5, 10000: 0.75}  # ours / native first-load time, at most, at these sizes (others: NATIVE_TARGET)
 MEMORY_TARGET = 0.25  # ours / the Python loader, at most
 LINEAR_SLACK = 1.25  # 10x the runs may cost up to 12.5x the time or memory
 RELOADS = 5  # appends timed per server (their median)
@@ -232,10 +234,12 @@ def in_process(logdir: str, runs: list[str]) -> dict:
     return {"full_read_s": round(full, 3), "reload_after_append_s": round(again, 4)}
 
 
-def measure(runs: int, paths: list[str], python: str) -> dict:
-    """Every path on one logdir of `runs` runs, then our reader in process."""
+def measure(runs: int, paths: list[str], python: str, reps: int = 1) -> dict:
+    """Every path on one logdir of `runs` runs, `reps` fresh servers each (the paths alternating, so that a
+    busy moment hits all of them; the reloads timed in the first), then our reader in process. A path's
+    row: the median load, the largest peak memory."""
     tmp = tempfile.mkdtemp(prefix="bench-serving-")
-    result: dict = {"runs": runs, "points_per_run": POINTS}
+    result: dict = {"runs": runs, "points_per_run": POINTS, "reps": reps}
     try:
         logdir = os.path.join(tmp, "logs")
         start = time.perf_counter()
@@ -244,12 +248,15 @@ def measure(runs: int, paths: list[str], python: str) -> dict:
         result["logdir_mb"] = round(sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(logdir)
                                         for f in fs) / 1e6, 1)
         names = sorted(os.listdir(logdir))
+        served: dict[str, list[dict]] = {path: [] for path in paths}
+        for rep in range(reps):
+            for path in paths:
+                served[path].append(serve(path, logdir, names, python, tmp, reloads=RELOADS if rep == 0 else 0))
         for path in paths:
-            row = serve(path, logdir, names, python, tmp)
-            result[path] = row
-            print("%d runs, %s: load %.2f s, peak memory %.0f MiB (PSS; RSS %.0f MiB), new points served after "
-                  "%.2f s" % (runs, path, row["load_s"], row["peak_pss_mib"], row["peak_rss_mib"], row["reload_s"]),
-                  flush=True)
+            row = result[path] = _row_of(served[path])
+            print("%d runs, %s: load %.2f s (%s), peak memory %.0f MiB (PSS; RSS %.0f MiB), new points served after "
+                  "%.2f s" % (runs, path, row["load_s"], ", ".join("%.2f" % t for t in row["loads_s"]),
+                              row["peak_pss_mib"], row["peak_rss_mib"], row["reload_s"]), flush=True)
         result["standalone_in_process"] = in_process(logdir, names)
         print("%d runs, standalone in process: full read %.2f s, reload after 1,000 new points %.4f s" % (
             runs, result["standalone_in_process"]["full_read_s"],
@@ -262,10 +269,20 @@ def measure(runs: int, paths: list[str], python: str) -> dict:
         result["memory_vs_multiplexer"] = round(ours["peak_pss_mib"] / result["multiplexer"]["peak_pss_mib"], 3)
     if ours and "native" in result:
         result["ratio_vs_native"] = round(ours["load_s"] / result["native"]["load_s"], 2)
+        result["ratio_goal"] = LOAD_GOALS.get(runs, NATIVE_TARGET)
         result["memory_vs_native"] = round(ours["peak_pss_mib"] / result["native"]["peak_pss_mib"], 2)
         result["reload_vs_native"] = round(ours["reload_s"] / result["native"]["reload_s"], 2)
     result["complete"] = all(result[p].get("complete") for p in paths)
     return result
+
+
+def _row_of(served: list[dict]) -> dict:
+    """One path's row from its servers: the median load (each listed), the largest peaks, the first reloads."""
+    loads = [row["load_s"] for row in served]
+    return {"load_s": round(statistics.median(loads), 3), "loads_s": loads,
+            "peak_pss_mib": max(row["peak_pss_mib"] for row in served),
+            "peak_rss_mib": max(row["peak_rss_mib"] for row in served),
+            "reload_s": served[0]["reload_s"], "complete": all(row["complete"] for row in served)}
 
 
 def main(argv=None) -> int:
@@ -276,23 +293,24 @@ def main(argv=None) -> int:
                         choices=["native", "multiplexer", "standalone"])
     parser.add_argument("--with-multiplexer", action="store_true",
                         help="also time upstream's Python loader above 1,000 runs (many minutes)")
+    parser.add_argument("--reps", type=int, default=1, help="fresh servers per path and size (the median load)")
     parser.add_argument("--python", default=python_of("ours"),
                         help="interpreter of the environment with the wheel's renderer (and the native binary)")
     args = parser.parse_args(argv)
     sizes = {}
     for runs in args.runs:
         paths = [p for p in args.paths if p != "multiplexer" or runs <= 1000 or args.with_multiplexer]
-        sizes[str(runs)] = measure(runs, paths, args.python)
+        sizes[str(runs)] = measure(runs, paths, args.python, args.reps)
     checks = []
     for row in sizes.values():
         checks.append(row["complete"])
         if "speedup_vs_multiplexer" in row:
             checks += [row["speedup_vs_multiplexer"] >= SPEED_TARGET, row["memory_vs_multiplexer"] <= MEMORY_TARGET]
         if "ratio_vs_native" in row:
-            checks += [row["ratio_vs_native"] <= NATIVE_TARGET, row["memory_vs_native"] <= NATIVE_TARGET,
+            checks += [row["ratio_vs_native"] <= row["ratio_goal"], row["memory_vs_native"] <= NATIVE_TARGET,
                        row["reload_vs_native"] <= 1.0]
     result: dict = {"sizes": sizes, "targets": {"speedup_vs_multiplexer": SPEED_TARGET,
-                                                 "ratio_vs_native": NATIVE_TARGET,
+                                                 "ratio_vs_native": NATIVE_TARGET, "load_goals": LOAD_GOALS,
                                                  "memory_vs_native": NATIVE_TARGET, "reload_vs_native": 1.0,
                                                  "memory_vs_multiplexer": MEMORY_TARGET,
                                                  "growth_vs_runs": LINEAR_SLACK}}

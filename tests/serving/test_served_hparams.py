@@ -104,35 +104,136 @@ def test_a_bad_query_stops_the_server_with_one_line_naming_the_flag(logdir):
     assert "--where" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_the_first_update_takes_the_discovery_begun_before_the_read_unless_runs_appeared(tmp_path, monkeypatch):
+def _sweep(root, runs=("lr=0.1,seed=1", "lr=0.01,seed=2")):
+    """One point of `loss` in each run, read back by upstream's reader."""
+    from upstream import upstream_read
+
+    for run in runs:
+        with SummaryWriter(str(root / run), metadata=False) as writer:
+            writer.add_scalar("loss", 1.0, 0)
+    seen = upstream_read(root, ("classic",))["runs"]
+    assert all([point[::2] for point in seen[run]["scalars"]["loss"]] == [[0, 1.0]] for run in runs)
+
+
+def _counted_discovery(monkeypatch) -> list:
+    """The runs of each discovery the server runs itself (not the preload's, run in its child)."""
+    from tensorboard.serving import served_hparams
+
+    calls: list = []
+    discover = served_hparams.discover_hparams
+    monkeypatch.setattr(served_hparams, "discover_hparams",
+                        lambda listing, *args, **kwargs: calls.append(sorted(kwargs["directories"])) or
+                        discover(listing, *args, **kwargs))
+    return calls
+
+
+def _served_with(root, preload, where="lr < 0.05", hparams_file=None):
     from tensorboard.logdir.query import parse_query
     from tensorboard.serving import served_hparams
     from tensorboard.serving.ingester import size_guidance
     from tensorboard.serving.served_logdir import Logdir
 
-    calls = []
-    discover = served_hparams.discover_hparams
-    monkeypatch.setattr(served_hparams, "discover_hparams",
-                        lambda listing, *args, **kwargs: calls.append(sorted(kwargs["directories"])) or
-                        discover(listing, *args, **kwargs))
-    for run in ("lr=0.1,seed=1", "lr=0.01,seed=2"):
-        with SummaryWriter(str(tmp_path / run), metadata=False) as writer:
-            writer.add_scalar("loss", 1.0, 0)
-    hparams = served_hparams.ServedHParams(served_hparams.HParamsFlags(where=parse_query("lr < 0.05", "--where")))
+    flags = served_hparams.HParamsFlags(hparams_file=hparams_file, where=parse_query(where, "--where"))
+    hparams = served_hparams.ServedHParams(flags)
     sizes, default = size_guidance(None)
-    logdir = Logdir({str(tmp_path): None}, sizes, default, after_reload=hparams.update, loaded_after_it=True)
-    hparams.prefetch(logdir.run_listings(logdir.listing()))
-    logdir.reload()
-    assert calls == [["lr=0.01,seed=2", "lr=0.1,seed=1"]]  # the prefetch's, taken by the first update
+    logdir = Logdir({str(root): None}, sizes, default, after_reload=hparams.update, loaded_after_it=True)
+    hparams.take_preload(preload)
+    return hparams, logdir
+
+
+def test_the_hparams_preload_finds_what_the_server_finds_itself(tmp_path):
+    from tensorboard.serving.hparams_preload import HParamsPreload
+    from tensorboard.serving.ingester import size_guidance
+    from tensorboard.serving.served_hparams import HParamsFlags, ServedHParams
+    from tensorboard.serving.served_logdir import Logdir
+
+    _sweep(tmp_path, ("lr=0.1,seed=1", "b/lr=0.01/seed=2", "b/lr=0.01/seed=3/inner", "plain"))
+    (tmp_path / "b" / "lr=0.01" / "hparams.yaml").write_text("optimizer: adam\nmodel:\n  width: 64\n")
+    (tmp_path / "b" / "lr=0.01" / "seed=2" / "params.json").write_text('{"dropout": 0.5, "nested": {"x": [1, 2]}}')
+    (tmp_path / "plain" / "hparams.yaml").write_text("lr: [unclosed\n")  # unusable: named, with its line
+    preload = HParamsPreload(str(tmp_path), None)
+    found = preload.result()
+    sizes, default = size_guidance(None)
+    logdir = Logdir({str(tmp_path): None}, sizes, default)
+    with pytest.warns(UserWarning, match=r"plain.hparams.yaml, line \d") as told:
+        own = ServedHParams(HParamsFlags()).discover(logdir.run_listings(logdir.listing()))
+    assert found.hparams == own
+    assert found.hparams["b/lr=0.01/seed=2"]["dropout"].source == "ray_tune"
+    assert found.hparams["b/lr=0.01/seed=3/inner"]["optimizer"].value == "adam"
+    (path, line, reason), = found.unusable
+    assert str(told[0].message).startswith(f"{path}, line {line}: {reason}")
+    assert preload.result() is found  # the child is waited for once
+
+
+def test_the_first_update_takes_the_preload_s_discovery_and_its_parsed_files(tmp_path, monkeypatch):
+    from tensorboard.logdir import hparams_sources
+    from tensorboard.serving.hparams_preload import HParamsPreload
+
+    _sweep(tmp_path)
+    (tmp_path / "lr=0.1,seed=1" / "hparams.yaml").write_text("optimizer: sgd\n")
+    (tmp_path / "lr=0.01,seed=2" / "hparams.yaml").write_text("optimizer: [\n")
+    calls = _counted_discovery(monkeypatch)
+    hparams, logdir = _served_with(tmp_path, HParamsPreload(str(tmp_path), None))
+    with pytest.warns(UserWarning, match="seed=2.hparams.yaml"):  # the child's unusable file, told by the server
+        logdir.reload()
+    assert calls == []
     assert [run for run in logdir.runs() if hparams.wants(run)] == ["lr=0.01,seed=2"]
 
-    calls.clear()  # a run that appears after the prefetch began: the update discovers again
-    hparams.prefetch(logdir.run_listings(logdir.listing()))
-    with SummaryWriter(str(tmp_path / "lr=0.001,seed=3"), metadata=False) as writer:
-        writer.add_scalar("loss", 1.0, 0)
+    read = []  # a run that appears later: the server discovers, reading only the files it has not parsed
+    original = hparams_sources.read_config_bytes
+    monkeypatch.setattr(hparams_sources, "read_config_bytes",
+                        lambda listing, paths: read.append(sorted(paths)) or original(listing, paths))
+    _sweep(tmp_path, ("lr=0.001,seed=3",))
+    (tmp_path / "lr=0.001,seed=3" / "hparams.yaml").write_text("optimizer: adam\n")
     logdir.reload()
-    assert len(calls) == 2 and "lr=0.001,seed=3" in calls[1]
+    assert len(calls) == 1 and "lr=0.001,seed=3" in calls[0]
+    assert read == [[str(tmp_path / "lr=0.001,seed=3" / "hparams.yaml")]]
     assert sorted(run for run in logdir.runs() if hparams.wants(run)) == ["lr=0.001,seed=3", "lr=0.01,seed=2"]
+
+
+def test_a_preload_that_misses_runs_failed_or_used_another_hparams_file_is_not_taken(tmp_path, monkeypatch):
+    from tensorboard.serving import hparams_preload
+
+    _sweep(tmp_path)
+    calls = _counted_discovery(monkeypatch)
+    early = hparams_preload.HParamsPreload(str(tmp_path), None)
+    early.result()
+    _sweep(tmp_path, ("lr=0.001,seed=3",))  # found after the child's walk
+    hparams, logdir = _served_with(tmp_path, early)
+    logdir.reload()
+    assert len(calls) == 1 and len(calls[0]) == 3
+    assert sorted(run for run in logdir.runs() if hparams.wants(run)) == ["lr=0.001,seed=3", "lr=0.01,seed=2"]
+
+    def fails(root, hparams_file):
+        raise OSError("the disk went away")
+
+    monkeypatch.setattr(hparams_preload, "discover_below", fails)  # in the child, forked after this
+    failed = hparams_preload.HParamsPreload(str(tmp_path), None)
+    hparams, logdir = _served_with(tmp_path, failed)
+    logdir.reload()
+    assert len(calls) == 2 and failed.result() is None
+
+    other = hparams_preload.HParamsPreload(str(tmp_path), None)
+    hparams, logdir = _served_with(tmp_path, other, hparams_file="config.json")  # stopped, not taken
+    assert other.result() is None
+    logdir.reload()
+    assert len(calls) == 3
+
+
+@pytest.mark.parametrize("flags, started", [(["--where", "lr < 1"], True), (["--over", "seed"], True),
+                                             (["--hparams_file", "c.json"], False), ([], False)])
+def test_the_launcher_finds_hparams_at_start_only_when_they_decide_the_runs(tmp_path, flags, started):
+    from tensorboard.serving import preload
+
+    _sweep(tmp_path)
+    preload.start_for(["--logdir", str(tmp_path), *flags])
+    work = preload.take_pending(str(tmp_path))
+    try:
+        assert (work.hparams is not None) == started
+        if started:
+            assert set(work.hparams.result().hparams) == {"lr=0.1,seed=1", "lr=0.01,seed=2"}
+    finally:
+        work.cancel()
 
 
 def test_the_served_hparams_take_config_file_names_from_the_reload_s_walk(tmp_path, monkeypatch):

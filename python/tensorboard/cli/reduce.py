@@ -18,6 +18,7 @@ from tensorboard.events.storage import LOCAL
 from tensorboard.events.wire import summary_event
 from tensorboard.logdir import Selection, is_event_file
 from tensorboard.logdir.arguments import add_experiment_arguments, add_run_filter_arguments, add_writing_arguments
+from tensorboard.logdir.grouping import check_one_grouping
 from tensorboard.logdir.output import contained_path, write_directory_atomically
 from tensorboard.logdir.selection import CLI_FLAGS
 from tensorboard.stats.reduction import DUPLICATE_STEPS, REDUCE_OPS, TagReduction, check_ops, reduce_tag_groups
@@ -166,8 +167,7 @@ def _main(argv: list[str] | None) -> int:
             if value is not None and not args.logdir:
                 verb = "groups" if flag in ("--group_by", "--over") else "chooses among"
                 raise ValueError(f"{flag} {verb} the runs of --logdir")
-        if args.group_by is not None and args.over is not None:
-            raise ValueError("give --group_by (a regex over run names) or --over (hyperparameters), not both")
+        check_one_grouping(args.group_by, args.over, "--group_by")
         selection = Selection.of(args.runs, args.tags, None, {"scalars"}, flags=CLI_FLAGS, exclude=args.exclude,
                                  where=args.where, over=args.over, hparams_file=args.hparams_file)
         check_out_runs(args.out, args.force)

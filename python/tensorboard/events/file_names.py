@@ -8,7 +8,7 @@ import threading
 import time
 
 from tensorboard import process
-from tensorboard.events import record, wire
+from tensorboard.events import wire
 
 FILE_VERSION = "brain.Event:2"
 _file_counter = itertools.count()
@@ -69,6 +69,8 @@ def file_stamp(path: str) -> int:
 
 def header_record(source_writer: str = "") -> bytes:
     """The first record of every file: Event{wall_time, file_version[, source_metadata{writer}]}."""
+    from tensorboard.events import record  # its CRC library, imported by writers, not by a walk of a logdir
+
     body = wire.event_header(time.time(), 0) + b"\x1a" + wire.varint(len(FILE_VERSION)) + FILE_VERSION.encode()
     if source_writer:
         name = source_writer.encode()

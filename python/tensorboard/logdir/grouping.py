@@ -55,6 +55,13 @@ def check_over(over: str | Sequence[str] | None, flag: str = "--over") -> tuple[
     return tuple(dict.fromkeys(keys))
 
 
+def check_one_grouping(pattern, over, pattern_flag: str, over_flag: str = "--over") -> None:
+    """A ValueError naming both options when runs are to be grouped by a regex over their names
+    (`pattern`: --group_by, --group_runs) and by hyperparameters (`over`) at once."""
+    if pattern is not None and over:
+        raise ValueError(f"give {pattern_flag} (a regex over run names) or {over_flag} (hyperparameters), not both")
+
+
 _MISSING = ("missing",)  # a key a run lacks: differs from every value
 
 

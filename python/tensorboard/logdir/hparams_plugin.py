@@ -16,28 +16,28 @@ EXPERIMENT_TAG = "_hparams_/experiment"
 PLUGIN_NAME = "hparams"
 
 
-def _proto_value(value: Scalar):
-    from tensorboard.src.pool import message_class
-
-    cls = message_class("google.protobuf.Value")
+def _set_value(target, value: Scalar) -> None:
+    """Sets a google.protobuf.Value (a map entry or a list item, in place) to `value`."""
     if isinstance(value, bool):
-        return cls(bool_value=value)
-    if isinstance(value, str):
-        return cls(string_value=value)
-    try:
-        number = float(value)
-    except OverflowError:  # an int beyond float64 (hparams store doubles)
-        number = math.copysign(math.inf, value)
-    return cls(number_value=number)
+        target.bool_value = value
+    elif isinstance(value, str):
+        target.string_value = value
+    else:
+        try:
+            target.number_value = float(value)
+        except OverflowError:  # an int beyond float64 (hparams store doubles)
+            target.number_value = math.copysign(math.inf, value)
 
 
 def _data_type(values: Sequence[Scalar]) -> int:
     from tensorboard.src import hparams_pb2
 
-    kinds = {bool if isinstance(v, bool) else str if isinstance(v, str) else float for v in values}
+    kinds = set(map(type, values))  # quicker than classifying value by value (10,000 runs' values per key)
+    if not kinds <= {bool, int, float, str}:  # a subclass among them: by isinstance
+        kinds = {bool if isinstance(v, bool) else str if isinstance(v, str) else float for v in values}
     if kinds == {bool}:
         return hparams_pb2.DATA_TYPE_BOOL
-    if kinds == {float}:
+    if kinds and not kinds & {bool, str}:
         return hparams_pb2.DATA_TYPE_FLOAT64
     return hparams_pb2.DATA_TYPE_STRING
 
@@ -50,7 +50,7 @@ def session_start_content(hparams: Mapping[str, Scalar], group_name: str = "",
 
     start = hparams_pb2.SessionStartInfo(group_name=group_name, start_time_secs=float(start_time_secs))
     for key, value in hparams.items():
-        start.hparams[key].CopyFrom(_proto_value(value))
+        _set_value(start.hparams[key], value)
     return hparams_pb2.HParamsPluginData(version=0, session_start_info=start).SerializeToString()
 
 
@@ -73,7 +73,7 @@ def experiment_content(hparams_by_run: Mapping[str, Mapping[str, Scalar]], metri
         info.differs = len(distinct) > 1 or len(values) < len(hparams_by_run)
         if len(distinct) <= max_discrete:
             for value in sorted(distinct):
-                info.domain_discrete.values.append(_proto_value(value))
+                _set_value(info.domain_discrete.values.add(), value)
     for metric in metrics:
         experiment.metric_infos.add(name=hparams_pb2.MetricName(group="", tag=metric.display_tag))
     return hparams_pb2.HParamsPluginData(version=0, experiment=experiment).SerializeToString()

@@ -132,7 +132,8 @@ def override_hparams(document, path: str) -> dict[str, Scalar]:
     return found
 
 
-def _warn(err: ConfigError) -> None:
+def warn_unusable(err: ConfigError) -> None:
+    """The default report of a configuration file that can't be used: a ConfigFileWarning."""
     warnings.warn(f"{err} (its hyperparameters are left out)", ConfigFileWarning, stacklevel=3)
 
 
@@ -159,15 +160,25 @@ class _Finder:
             self.names[directory] = names
         return names
 
-    def find(self, directory: str, name: str) -> str | None:
+    def files_in(self, directory: str, wanted: tuple[ConfigFile, ...]) -> list[tuple[str, ConfigFile]]:
+        """(path, config) of each of `wanted` present in `directory`, in `wanted`'s order."""
         if self.remote:
-            url = f"{directory}/{name}"
-            return url if url in self.files else None
-        head, _, tail = name.rpartition("/")
-        inside = os.path.join(directory, *head.split("/")) if head else directory
-        if head and inside not in self.walked and (self.complete or not os.path.isdir(inside)):
-            return None
-        return os.path.join(inside, tail) if tail in self._listed(inside) else None
+            return [(url, config) for config in wanted if (url := f"{directory}/{config.name}") in self.files]
+        names = self._listed(directory)
+        found = []
+        inside: dict[str, str | None] = {}  # a subdirectory (.hydra) of `directory`: its path, None when absent
+        for config in wanted:
+            head, _, tail = config.name.rpartition("/")
+            if not head:
+                if tail in names:
+                    found.append((os.path.join(directory, tail), config))
+                continue
+            if head not in inside:
+                path = os.path.join(directory, *head.split("/"))
+                inside[head] = path if path in self.walked or (not self.complete and os.path.isdir(path)) else None
+            if inside[head] is not None and tail in self._listed(inside[head]):
+                found.append((os.path.join(inside[head], tail), config))
+        return found
 
 
 def _run_directory(listing: Listing, paths: list[str]) -> str:
@@ -175,12 +186,27 @@ def _run_directory(listing: Listing, paths: list[str]) -> str:
     return first.rsplit("/", 1)[0] if listing.files is not None else os.path.dirname(first)
 
 
-def _chain(listing: Listing, run_directory: str) -> tuple[list[str], tuple[str, ...]]:
-    """The run's directory and each parent up to the logdir (nearest first), and its parts below the logdir."""
-    parts = directory_parts(listing.root, run_directory)
-    join = posixpath.join if listing.files is not None else os.path.join
-    root = listing.root.rstrip("/") if listing.files is not None else listing.root
-    return [join(root, *parts[:i]) for i in range(len(parts), -1, -1)], parts
+class _Chains:
+    """Each run directory's chain: itself and each parent up to the logdir (nearest first), and its parts
+    below the logdir; every directory's path joined once (the runs of a sweep share their parents)."""
+
+    def __init__(self, listing: Listing):
+        self.listing = listing
+        self.remote = listing.files is not None
+        root = listing.root.rstrip("/") if self.remote else listing.root
+        self.paths: dict[tuple[str, ...], list[str]] = {(): [root]}
+
+    def of(self, run_directory: str) -> tuple[list[str], tuple[str, ...]]:
+        parts = directory_parts(self.listing.root, run_directory)
+        return self._chain(parts), parts
+
+    def _chain(self, parts: tuple[str, ...]) -> list[str]:
+        chain = self.paths.get(parts)
+        if chain is None:
+            parent = self._chain(parts[:-1])
+            join = posixpath.join if self.remote else os.path.join
+            chain = self.paths[parts] = [join(parent[0], parts[-1]), *parent]
+        return chain
 
 
 def read_config_bytes(listing: Listing, paths: list[str]) -> dict[str, bytes | ConfigError]:
@@ -249,7 +275,7 @@ class ConfigCache:
         return kept, stale
 
 
-def discover_hparams(listing: Listing, hparams_file: str | None = None, warn=_warn,
+def discover_hparams(listing: Listing, hparams_file: str | None = None, warn=warn_unusable,
                      cache: ConfigCache | None = None,
                      directories: Mapping[str, str] | None = None) -> dict[str, dict[str, HParam]]:
     """{run: {key: HParam}} from the configuration files and path segments of `listing`'s runs (not
@@ -261,44 +287,64 @@ def discover_hparams(listing: Listing, hparams_file: str | None = None, warn=_wa
     that found runs itself (a server): `Listing(storage, [], root=ROOT)` is then enough locally (each
     directory is listed once), plus `files=` the store's {URL: size} listing on an object store."""
     wanted = config_files(hparams_file)
-    rank = {config.name: i for i, config in enumerate(wanted)}
-    finder = _Finder(listing)
-    in_directory: dict[str, list[tuple[str, ConfigFile]]] = {}  # each directory looked at once
-    per_run: dict[str, tuple[list[tuple[str, ConfigFile]], tuple[str, ...]]] = {}
-    found: dict[str, ConfigFile] = {}
     if directories is None:
         directories = {run: _run_directory(listing, paths) for run, paths in listing.runs if paths and listing.is_dir}
+    per_run, found = _files_of_runs(listing, directories, wanted)
+    parsed = _parse_found(listing, found, cache, warn)
+    of_file: dict[str, dict[str, HParam]] = {}  # each file's HParams made once (runs share parents' files)
+    out: dict[str, dict[str, HParam]] = {}
+    for run, (files, parts) in per_run.items():
+        merged: dict[str, HParam] = {}
+        for segment in parts:  # the lowest precedence, the deepest segment winning: applied first, shallowest first
+            merged.update(_segment_params(segment))
+        for path, config in reversed(files):  # in precedence order, nearest first: the first value of a key wins
+            hparams = of_file.get(path)
+            if hparams is None:
+                hparams = of_file[path] = {key: HParam(value, config.source, path)
+                                           for key, value in parsed.get(path, {}).items()}
+            merged.update(hparams)
+        out[run] = merged
+    return out
+
+
+@functools.lru_cache(maxsize=1 << 16)  # callers only read the dict
+def _segment_params(segment: str) -> dict[str, HParam]:
+    return {key: HParam(value, "path", segment) for key, value in (segment_hparams(segment) or {}).items()}
+
+
+def _files_of_runs(listing: Listing, directories: Mapping[str, str], wanted: tuple[ConfigFile, ...]):
+    """({run: ([(path, config)] by precedence, nearest first within a source; its path parts)},
+    {path: config} of every file found), each directory looked at once."""
+    rank = {config.name: i for i, config in enumerate(wanted)}
+    finder, chains = _Finder(listing), _Chains(listing)
+    in_directory: dict[str, list[tuple[str, ConfigFile]]] = {}
+    per_run: dict[str, tuple[list[tuple[str, ConfigFile]], tuple[str, ...]]] = {}
+    found: dict[str, ConfigFile] = {}
     for run, run_directory in directories.items():
-        chain, parts = _chain(listing, run_directory)
+        chain, parts = chains.of(run_directory)
         files = []
         for directory in chain:
             here = in_directory.get(directory)
             if here is None:
-                here = in_directory[directory] = [(path, config) for config in wanted
-                                                  if (path := finder.find(directory, config.name)) is not None]
-                found.update((path, config) for path, config in here)
+                here = in_directory[directory] = finder.files_in(directory, wanted)
+                found.update(here)
             files.extend(here)
-        files.sort(key=lambda item: rank[item[1].name])  # stable: nearest first within each source
+        if len(files) > 1:
+            files.sort(key=lambda item: rank[item[1].name])  # stable: nearest first within each source
         per_run[run] = (files, parts)
+    return per_run, found
+
+
+def _parse_found(listing: Listing, found: dict[str, ConfigFile], cache: ConfigCache | None,
+                 warn) -> dict[str, dict[str, Scalar]]:
+    """{path: flat hparams} of the files found: read and parsed, or taken from `cache` when unchanged."""
     if cache is None:
-        parsed = _parsed(found, read_config_bytes(listing, list(found)), warn)
-    else:
-        kept, stale = cache.split(listing, found)
-        fresh = _parsed({path: found[path] for path in stale}, read_config_bytes(listing, list(stale)), warn)
-        for path, stamp in stale.items():
-            cache.entries[path] = (stamp, fresh.get(path))
-        parsed = {**{path: values for path, values in kept.items() if values is not None}, **fresh}
-    out: dict[str, dict[str, HParam]] = {}
-    for run, (files, parts) in per_run.items():
-        merged: dict[str, HParam] = {}
-        for path, config in files:  # in precedence order, nearest first: the first value of a key wins
-            for key, value in parsed.get(path, {}).items():
-                merged.setdefault(key, HParam(value, config.source, path))
-        for segment in reversed(parts):
-            for key, value in (segment_hparams(segment) or {}).items():
-                merged.setdefault(key, HParam(value, "path", segment))
-        out[run] = merged
-    return out
+        return _parsed(found, read_config_bytes(listing, list(found)), warn)
+    kept, stale = cache.split(listing, found)
+    fresh = _parsed({path: found[path] for path in stale}, read_config_bytes(listing, list(stale)), warn)
+    for path, stamp in stale.items():
+        cache.entries[path] = (stamp, fresh.get(path))
+    return {**{path: values for path, values in kept.items() if values is not None}, **fresh}
 
 
 def logged_hparams(session_starts: dict[int, bytes], run: str) -> dict[str, HParam]:
@@ -326,7 +372,7 @@ def merge_sources(logged: dict[str, HParam], discovered: dict[str, HParam]) -> d
 
 
 def run_hparams(listing: Listing, runs: Iterable, hparams_file: str | None = None,
-                warn=_warn, discovered: dict | None = None) -> dict[str, dict[str, HParam]]:
+                warn=warn_unusable, discovered: dict | None = None) -> dict[str, dict[str, HParam]]:
     """{run: {key: HParam}} for each decoded run (a `RunData`) of `listing`: discovered (`discovered`:
     `discover_hparams`'s result when already known) and logged, merged by `PRECEDENCE`. Runs without
     any hyperparameter map to {}."""

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from tensorboard.logdir.grouping import check_one_grouping
 from tensorboard.logdir.selection import compile_pattern
 
 Kind = Literal["scalars", "histogram", "distribution"]
@@ -55,8 +56,7 @@ class PlotOptions:
             raise ValueError(f"group_runs groups scalars, not a {self.kind} chart")
         if self.over and self.kind != "scalars":
             raise ValueError(f"over groups scalars, not a {self.kind} chart")
-        if self.over and self.group_runs is not None:
-            raise ValueError("over: runs are grouped by configuration or by name (group_runs), not both")
+        check_one_grouping(self.group_runs, self.over, "group_runs", "over")
         if not isinstance(self.x, str) or not self.x:
             raise ValueError(f"x {self.x!r}: expected step, relative, wall or a scalar tag")
         if self.x != "step" and self.kind != "scalars":

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tensorboard.logdir import Selection, read_runs
 from tensorboard.logdir.arguments import add_experiment_arguments, add_reading_arguments, add_writing_arguments
+from tensorboard.logdir.grouping import check_one_grouping
 from tensorboard.logdir.output import check_out, write_atomically
 from tensorboard.logdir.progress import Progress
 from tensorboard.logdir.selection import CLI_FLAGS, compile_pattern, parse_steps
@@ -115,9 +116,7 @@ def report_selection(runs: str | None, exclude: str | None, where: str | None, o
     the option, also for both `group_runs` and `over`."""
     selection = Selection.of(runs=runs, flags=flags, exclude=exclude, where=where, over=over,
                              hparams_file=hparams_file)
-    if group_runs is not None and selection.over:
-        raise ValueError(f"give {'--group_runs' if flags is CLI_FLAGS else 'group_runs'} (a regex over run names) "
-                         f"or {flags[5]} (hyperparameters), not both")
+    check_one_grouping(group_runs, selection.over, "--group_runs" if flags is CLI_FLAGS else "group_runs", flags[5])
     return selection
 
 

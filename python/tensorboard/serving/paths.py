@@ -64,6 +64,7 @@ class DataPathFlag(base_plugin.TBLoader):
     def fix_flags(self, flags) -> None:
         wanted = [name for name in RUN_FLAGS if getattr(flags, name, None) is not None]
         if wanted:
+            from tensorboard.logdir.grouping import check_one_grouping
             from tensorboard.logdir.selection import compile_pattern
             from tensorboard.serving.served_hparams import check_flags
 
@@ -71,9 +72,7 @@ class DataPathFlag(base_plugin.TBLoader):
                 for name in (n for n in wanted if n in PATTERN_FLAGS):
                     compile_pattern("--" + name, getattr(flags, name))
                 check_flags(flags.hparams_file, flags.hparams_metrics, flags.where, flags.over)
-                if flags.group_runs is not None and flags.over is not None:
-                    raise ValueError("give --group_runs (a regex over run names) or --over (hyperparameters), "
-                                     "not both")
+                check_one_grouping(flags.group_runs, flags.over, "--group_runs")
             except (ValueError, TypeError) as err:
                 raise base_plugin.FlagsError(str(err)) from None
             if flags.data_provider == "auto":

@@ -43,6 +43,7 @@ class Preload:
         from tensorboard.serving.served_logdir import Logdir  # pylint: disable=import-outside-toplevel
 
         self.root = root
+        self.hparams = None  # a serving.hparams_preload.HParamsPreload of the same logdir, for --where/--over
         # No collections until the runs are adopted: unpickling them allocates many objects, and each full
         # collection would walk the growing heap again (the first load of 10,000 runs takes a quarter less).
         self._collect = gc.isenabled()
@@ -193,6 +194,8 @@ class Preload:
 
     def cancel(self) -> None:
         """Stops the workers (the server reads the logdir itself, or serves it another way)."""
+        if self.hparams is not None:
+            self.hparams.cancel()
         self._close_claims()
         self._restore_collection()
         for pid in self._pids:
@@ -223,17 +226,29 @@ def _reap(pid: int) -> None:
 _pending: Preload | None = None
 
 
-def start(root: str, purge: bool = True, selection=None) -> None:
-    """Starts reading `root` in worker processes, for the server's first reload to take."""
+def start(root: str, purge: bool = True, selection=None, hparams: bool = False,
+          hparams_file: str | None = None) -> None:
+    """Starts reading `root` in worker processes, for the server's first reload to take; with `hparams`
+    (--where, --over), first the discovery of its runs' hyperparameters (serving.hparams_preload)."""
     global _pending
     if _pending is None and hasattr(os, "fork") and os.path.isdir(root):
-        # The reader's modules first (the server needs them anyway): workers forked after share them
-        # with the server instead of importing their own copies, and start reading at once.
-        import tensorboard.serving.served_logdir  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+        early = None
+        if hparams:  # forked first, before the imports below: they leave the other core idle
+            from tensorboard.serving.hparams_preload import HParamsPreload  # pylint: disable=import-outside-toplevel
 
-        _import_lazy_numpy_parts()
+            early = HParamsPreload(root, hparams_file)
+        try:
+            # The reader's modules first (the server needs them anyway): workers forked after share them
+            # with the server instead of importing their own copies, and start reading at once.
+            import tensorboard.serving.served_logdir  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
 
-        _pending = Preload(root, purge, selection)
+            _import_lazy_numpy_parts()
+            _pending = Preload(root, purge, selection)
+        except BaseException:
+            if early is not None:
+                early.cancel()
+            raise
+        _pending.hparams = early
 
 
 def _import_lazy_numpy_parts() -> None:
@@ -269,7 +284,8 @@ def start_for(args: list[str]) -> None:
 
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     for flag in ("logdir", "logdir_spec", "data_provider", "load_fast", "grpc_data_provider", "samples_per_plugin",
-                 "purge_orphaned_data", "runs", "exclude", "group_runs", "db", "db_import", "detect_file_replacement"):
+                 "purge_orphaned_data", "runs", "exclude", "group_runs", "db", "db_import", "detect_file_replacement",
+                 "where", "over", "hparams_file"):
         parser.add_argument("--" + flag)
     try:
         known, _ = parser.parse_known_args(args)
@@ -288,4 +304,5 @@ def start_for(args: list[str]) -> None:
             selection = Selection.of(known.runs, exclude=known.exclude, flags=CLI_FLAGS)
         except (TypeError, ValueError):
             return  # the server refuses the flag, naming it
-    start(os.path.expanduser(known.logdir), True, selection)
+    start(os.path.expanduser(known.logdir), True, selection, hparams=known.where is not None or bool(known.over),
+          hparams_file=known.hparams_file)

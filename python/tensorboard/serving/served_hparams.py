@@ -15,6 +15,7 @@ import threading
 import time
 from typing import NamedTuple
 
+from tensorboard.logdir.config_files import ConfigError
 from tensorboard.logdir.grouping import check_over, group_over
 from tensorboard.logdir.hparams_plugin import (
     EXPERIMENT_TAG,
@@ -23,7 +24,13 @@ from tensorboard.logdir.hparams_plugin import (
     session_start_content,
     string_values_for,
 )
-from tensorboard.logdir.hparams_sources import ConfigCache, discover_hparams, logged_hparams, merge_sources
+from tensorboard.logdir.hparams_sources import (
+    ConfigCache,
+    discover_hparams,
+    logged_hparams,
+    merge_sources,
+    warn_unusable,
+)
 from tensorboard.logdir.metrics import MetricChoice, aggregate, parse_metrics
 from tensorboard.logdir.query import Query
 
@@ -65,7 +72,7 @@ class ServedHParams:
         self._at = float("-inf")
         self._lock = threading.Lock()
         self._told = ""  # the last --over notes logged
-        self._prefetch: tuple[threading.Thread, dict] | None = None  # a discovery begun before the first read
+        self._preload = None  # a serving.hparams_preload.HParamsPreload, taken by the first update
 
     def update(self, logdir, force: bool = False) -> None:
         """Discovers again when the runs changed, REDISCOVER_S passed, or `force`."""
@@ -90,29 +97,28 @@ class ServedHParams:
                                                directories=directories))
         return discovered
 
-    def prefetch(self, listings) -> None:
-        """Begins `discover(listings)` on a thread, for the first update to take: the first screen waits
-        for the hparams with --where or --over, and meanwhile the event files are read."""
-        result: dict = {}
-
-        def run():
-            try:
-                result["discovered"] = self.discover(listings)
-            except Exception as err:  # pylint: disable=broad-except  (the update discovers again, and says why)
-                logger.warning("finding the runs' configuration files: %s", err)
-
-        thread = threading.Thread(target=run, name="HParamsDiscovery", daemon=True)
-        thread.start()
-        self._prefetch = (thread, result)
+    def take_preload(self, preload) -> None:
+        """Takes, at the first update, the discovery a serving.hparams_preload.HParamsPreload began as the
+        server started (--where, --over: the first screen waits for the hparams); one made with another
+        --hparams_file is stopped."""
+        if preload.hparams_file != self._flags.hparams_file:
+            preload.cancel()
+            return
+        self._preload = preload
 
     def _prefetched(self, runs: dict) -> dict[str, dict] | None:
-        """The prefetch's result when it covers every run read (None: none, or runs appeared since)."""
-        if self._prefetch is None:
+        """The preload's discovery when it covers every run read (None: none, it failed, or runs appeared
+        since); its parsed files go into the cache either way, and its unusable files are warned about."""
+        if self._preload is None:
             return None
-        (thread, result), self._prefetch = self._prefetch, None
-        thread.join()
-        discovered = result.get("discovered")
-        return discovered if discovered is not None and set(runs) <= set(discovered) else None
+        preload, self._preload = self._preload, None
+        found = preload.result()
+        if found is None:
+            return None
+        self._caches.setdefault(preload.root, ConfigCache()).entries.update(found.cache_entries)
+        for path, line, reason in found.unusable:
+            warn_unusable(ConfigError(path, line, reason))
+        return found.hparams if set(runs) <= set(found.hparams) else None
 
     def _serve(self, runs: dict, discovered: dict[str, dict]) -> _Served:
         found_any = any(discovered.values())

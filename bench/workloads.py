@@ -258,18 +258,23 @@ def _scan_summary(buf, start: int, end: int, counts: dict, tags: set) -> None:
             n, pos = _read_varint(buf, pos)
             vend = pos + n
             vpos = pos
+            tag, kinds = b"", []
             while vpos < vend:
                 vkey, vpos = _read_varint(buf, vpos)
                 field, wt = vkey >> 3, vkey & 7
                 if field == 1 and wt == 2:
                     ln, vpos = _read_varint(buf, vpos)
-                    tags.add(bytes(buf[vpos:vpos + ln]))
+                    tag = bytes(buf[vpos:vpos + ln])
+                    tags.add(tag)
                     vpos += ln
                     continue
                 kind = _VALUE_KINDS.get(field)
                 if kind:
-                    counts[kind] = counts.get(kind, 0) + 1
+                    kinds.append(kind)
                 vpos = _skip(buf, vpos, wt)
+            if tag not in RUN_METADATA_TAGS:  # our writer's run metadata: not a value of the workload
+                for kind in kinds:
+                    counts[kind] = counts.get(kind, 0) + 1
             pos = vend
         else:
             pos = _skip(buf, pos, key & 7)

@@ -191,7 +191,7 @@ def test_the_first_update_takes_the_preload_s_discovery_and_its_parsed_files(tmp
     assert sorted(run for run in logdir.runs() if hparams.wants(run)) == ["lr=0.001,seed=3", "lr=0.01,seed=2"]
 
 
-def test_a_preload_that_misses_runs_failed_or_used_another_hparams_file_is_not_taken(tmp_path, monkeypatch):
+def test_a_preload_that_misses_runs_failed_or_used_another_hparams_file_is_not_taken(tmp_path, monkeypatch, caplog):
     from tensorboard.serving import hparams_preload
 
     _sweep(tmp_path)
@@ -212,6 +212,7 @@ def test_a_preload_that_misses_runs_failed_or_used_another_hparams_file_is_not_t
     hparams, logdir = _served_with(tmp_path, failed)
     logdir.reload()
     assert len(calls) == 2 and failed.result() is None
+    assert "OSError: the disk went away" in caplog.text  # the child's failure is told, then the server discovers
 
     other = hparams_preload.HParamsPreload(str(tmp_path), None)
     hparams, logdir = _served_with(tmp_path, other, hparams_file="config.json")  # stopped, not taken

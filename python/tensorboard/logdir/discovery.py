@@ -161,3 +161,13 @@ def directory_parts(root: str, directory: str) -> tuple[str, ...]:
 def directory_run(root: str, directory: str) -> str:
     """The run of `directory` below the logdir `root` (see `logdir.names`)."""
     return run_name(directory_parts(root, directory))
+
+
+def local_run_directories(root: str, configs: dict[str, frozenset] | None = None) -> dict[str, tuple[str, list[str]]]:
+    """{run name: (its directory, its event file names)} of every run below the local logdir `root`, in
+    the file system's order, as upstream's server lists them (the first directory of a name wins): the
+    UI's listing and its hyperparameters' child walk alike. `configs`: as for `event_directories`."""
+    runs: dict[str, tuple[str, list[str]]] = {}
+    for directory, names in event_directories(storage_for(root), root, sort=False, configs=configs):
+        runs.setdefault(directory_run(root, directory), (directory, names))
+    return runs

@@ -59,9 +59,15 @@ def batches(storage, files: Sequence[ObjectFile], concurrency: int | None = None
 def streams_alone(new_bytes: int) -> bool:
     """True when a file's `new_bytes` are more than one decode group: read on their own, in chunks,
     instead of held together with other files' bytes."""
-    from tensorboard.logdir.decode_many import DECODE_GROUP_BYTES  # the decoders' bound (NumPy's import, on use)
+    return new_bytes > _decode_group_bytes()
 
-    return new_bytes > DECODE_GROUP_BYTES
+
+def _decode_group_bytes() -> int:
+    """decode_many.DECODE_GROUP_BYTES, imported on use: the decoders import NumPy, which reading a
+    configuration file through `batches` does not need."""
+    from tensorboard.logdir.decode_many import DECODE_GROUP_BYTES  # pylint: disable=import-outside-toplevel
+
+    return DECODE_GROUP_BYTES
 
 
 FIRST_READ_BYTES = 1 << 16  # what a local file's first read asks for
@@ -83,11 +89,7 @@ def _local_batches(storage, files: Sequence[ObjectFile], alone_above: int | None
     `logdir.decode_many` scans and decodes small ones as one."""
     batch: Batch = []
     held = 0
-    if alone_above is None:
-        from tensorboard.logdir.decode_many import DECODE_GROUP_BYTES
-
-        alone_above = DECODE_GROUP_BYTES
-    small = alone_above
+    small = _decode_group_bytes() if alone_above is None else alone_above
     for entry in files:
         try:
             with storage.open_read(entry.url) as stream:

@@ -12,9 +12,12 @@ at its first reload when it covers every run read (and the cache's entries with 
 are not read again); otherwise, or when the child failed, it discovers itself."""
 from __future__ import annotations
 
+import logging
 import os
 import pickle
 from typing import NamedTuple
+
+logger = logging.getLogger("tensorboard.serving")
 
 
 class Discovered(NamedTuple):
@@ -49,6 +52,8 @@ class HParamsPreload:
             except Exception:  # pylint: disable=broad-except  (the child died: EOFError, a truncated pickle)
                 message = None
             self._close()
+            if isinstance(message, str):  # the child's error: the server discovers itself
+                logger.warning("finding the runs' configuration files at start-up: %s", message)
             self._result = message if isinstance(message, Discovered) else None
         return self._result
 
@@ -89,17 +94,14 @@ def discover_below(root: str, hparams_file: str | None) -> Discovered:
     """The hyperparameters of every run below the local logdir `root`, named and found as the server's
     Logdir lists them (its walk, with the names of the configuration files each directory holds)."""
     from tensorboard.events.storage import storage_for
-    from tensorboard.logdir.discovery import Listing, directory_run, event_directories
+    from tensorboard.logdir.discovery import Listing, local_run_directories
     from tensorboard.logdir.hparams_sources import ConfigCache, discover_hparams
 
-    storage = storage_for(root)
     walked: dict[str, frozenset] = {}
-    directories: dict[str, str] = {}
-    for directory, _ in event_directories(storage, root, sort=False, configs=walked):
-        directories.setdefault(directory_run(root, directory), directory)
+    directories = {name: directory for name, (directory, _) in local_run_directories(root, walked).items()}
     unusable: list = []
     cache = ConfigCache()
-    hparams = discover_hparams(Listing(storage, [], root=root, config_names=walked), hparams_file,
+    hparams = discover_hparams(Listing(storage_for(root), [], root=root, config_names=walked), hparams_file,
                                warn=lambda err: unusable.append((err.path, err.line, err.reason)), cache=cache,
                                directories=directories)
     return Discovered(hparams, cache.entries, unusable)

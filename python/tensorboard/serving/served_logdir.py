@@ -12,7 +12,7 @@ import time
 from typing import NamedTuple
 
 from tensorboard.events.storage import is_remote, storage_for
-from tensorboard.logdir.discovery import Listing, directory_run, event_directories
+from tensorboard.logdir.discovery import Listing, directory_run, local_run_directories
 from tensorboard.logdir.follow import MARK_BYTES, TailBatch
 from tensorboard.logdir.names import prefixed
 from tensorboard.logdir.selection import Selection
@@ -102,10 +102,6 @@ class Logdir:
                                   if directory == listing.root or directory.startswith(prefix)}))
         return out
 
-    def all_local(self) -> bool:
-        """True when every root is on a local disk."""
-        return not any(is_remote(root) for root in self._roots)
-
     def _new_state(self, name: str) -> RunState:
         return RunState(name, self._sizes, self._default_size, self._purge)
 
@@ -182,8 +178,8 @@ class Logdir:
                 continue
             root = os.path.expanduser(root)
             walked: dict[str, frozenset] = {}
-            for directory, names in event_directories(storage_for(root), root, sort=False, configs=walked):
-                found.setdefault(prefixed(prefix, directory_run(root, directory)), FoundRun(directory, None, names))
+            for name, (directory, names) in local_run_directories(root, walked).items():
+                found.setdefault(prefixed(prefix, name), FoundRun(directory, None, names))
             self.walked[root] = walked
         if self._selection is not None:
             found = {name: where for name, where in found.items() if self._selection.wants_run(name)}

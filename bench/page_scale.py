@@ -9,7 +9,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from page_format import fmt, has_result, not_run, ratio, reps_text, table, yes_no  # noqa: E402
 
-PATH_LABELS = {"native": "upstream's native data server", "multiplexer": "upstream's Python loader",
+PATH_LABELS = {"upstream": "upstream's `tensorboard` 2.21 (its own command and Rust data server)",
+               "native": "upstream's native data server, through our command (`--data_provider=native`)",
+               "multiplexer": "upstream's Python loader",
                "standalone": "our reader (`--data_provider=standalone`)"}
 
 
@@ -66,7 +68,7 @@ def serving_section(extra: dict | None) -> str:
                  + (" (" + ", ".join(fmt(t) for t in size[path]["loads_s"]) + ")" if "loads_s" in size[path] else ""),
                  fmt(size[path].get("peak_pss_mib"), digits=4, unit=" MiB"),
                  fmt(size[path].get("peak_rss_mib"), digits=4, unit=" MiB"), fmt(size[path].get("reload_s"), unit=" s")]
-                for path in ("native", "multiplexer", "standalone") if path in size]
+                for path in ("upstream", "native", "multiplexer", "standalone") if path in size]
         line = []
         if "speedup_vs_multiplexer" in size:
             line.append(f"ours {ratio(size['speedup_vs_multiplexer'])} faster than the Python loader (goal ≥ "
@@ -77,6 +79,8 @@ def serving_section(extra: dict | None) -> str:
             if name in size:
                 goal = {name: size.get("ratio_goal", targets.get(name))} if name == "ratio_vs_native" else targets
                 line.append(f"{size[name]}× {what} (goal ≤ {goal.get(name)}×: {met(size[name], goal, name)})")
+        if "ratio_vs_upstream" in size:
+            line.append(f"{size['ratio_vs_upstream']}× the time of upstream's own command (reported, not a goal)")
         in_process = size.get("standalone_in_process")
         if in_process:
             line.append(f"in process, a reload after the append takes {fmt(in_process['reload_after_append_s'])} s "

@@ -4,11 +4,13 @@ and a run that called add_hparams, served together; --hparams_metrics' best valu
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 from serving_helpers import REPO, clean_env, send, start_launcher, stop_server, wait_until
+from waiting import poll
 
 from tensorboard import SummaryWriter
 
@@ -221,20 +223,43 @@ def test_a_preload_that_misses_runs_failed_or_used_another_hparams_file_is_not_t
     assert len(calls) == 3
 
 
-@pytest.mark.parametrize("flags, started", [(["--where", "lr < 1"], True), (["--over", "seed"], True),
-                                             (["--hparams_file", "c.json"], False), ([], False)])
-def test_the_launcher_finds_hparams_at_start_only_when_they_decide_the_runs(tmp_path, flags, started):
-    from tensorboard.serving import preload
+@pytest.mark.parametrize("flags, urgent", [(["--where", "lr < 1"], True), (["--over", "seed"], True),
+                                            (["--hparams_file", "c.json"], False), ([], False)])
+def test_the_launcher_starts_finding_hparams_at_once_at_the_lowest_priority_unless_they_decide_the_runs(
+        tmp_path, monkeypatch, flags, urgent):
+    from tensorboard.serving import hparams_preload, preload
 
     _sweep(tmp_path)
+    # a child lowered to the lowest priority ends there, sending nothing (forked after this)
+    monkeypatch.setattr(hparams_preload, "_lowest_priority", lambda: os._exit(3))
     preload.start_for(["--logdir", str(tmp_path), *flags])
     work = preload.take_pending(str(tmp_path))
     try:
-        assert (work.hparams is not None) == started
-        if started:
-            assert set(work.hparams.result().hparams) == {"lr=0.1,seed=1", "lr=0.01,seed=2"}
+        assert work.hparams.urgent == urgent
+        poll(work.hparams.done)
+        found = work.hparams.result()
+        assert (set(found.hparams) if urgent else found) == ({"lr=0.1,seed=1", "lr=0.01,seed=2"} if urgent else None)
     finally:
         work.cancel()
+
+
+def test_a_low_priority_child_still_at_work_after_the_wait_is_stopped_and_the_server_discovers(tmp_path, monkeypatch):
+    from tensorboard.serving import hparams_preload
+
+    _sweep(tmp_path)
+    calls = _counted_discovery(monkeypatch)
+    never, unused = os.pipe()  # nothing is written: the child waits on it for good
+    monkeypatch.setattr(hparams_preload, "discover_below", lambda root, hparams_file: os.read(never, 1))
+    monkeypatch.setattr(hparams_preload, "PATIENCE_S", 0.0)  # how long the server waits is not what is tested
+    try:
+        busy = hparams_preload.HParamsPreload(str(tmp_path), None, urgent=False)
+        hparams, logdir = _served_with(tmp_path, busy)
+        logdir.reload()
+    finally:
+        os.close(never)
+        os.close(unused)
+    assert busy.done() and busy.result() is None
+    assert len(calls) == 1 and sorted(run for run in logdir.runs() if hparams.wants(run)) == ["lr=0.01,seed=2"]
 
 
 def test_the_served_hparams_take_config_file_names_from_the_reload_s_walk(tmp_path, monkeypatch):

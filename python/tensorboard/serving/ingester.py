@@ -71,7 +71,7 @@ class StandaloneDataIngester:
                               purge_orphaned_data=getattr(flags, "purge_orphaned_data", True),
                               selection=run_selection(flags), groups=run_groups(flags, self._hparams), preload=preload,
                               after_reload=self._hparams.update, loaded_after_it=chosen.decide_runs())
-        if chosen.decide_runs() and preload is not None and preload.hparams is not None:
+        if preload is not None and preload.hparams is not None:
             self._hparams.take_preload(preload.hparams)  # found while the server started: the hparams' now
             preload.hparams = None
         self._provider = StandaloneDataProvider(self._logdir, flags.logdir or flags.logdir_spec, self._hparams)

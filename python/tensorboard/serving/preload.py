@@ -43,7 +43,7 @@ class Preload:
         from tensorboard.serving.served_logdir import Logdir  # pylint: disable=import-outside-toplevel
 
         self.root = root
-        self.hparams = None  # a serving.hparams_preload.HParamsPreload of the same logdir, for --where/--over
+        self.hparams = None  # the serving.hparams_preload.HParamsPreload of the same logdir
         # No collections until the runs are adopted: unpickling them allocates many objects, and each full
         # collection would walk the growing heap again (the first load of 10,000 runs takes a quarter less).
         self._collect = gc.isenabled()
@@ -226,17 +226,17 @@ def _reap(pid: int) -> None:
 _pending: Preload | None = None
 
 
-def start(root: str, purge: bool = True, selection=None, hparams: bool = False,
+def start(root: str, purge: bool = True, selection=None, hparams_decide_runs: bool = False,
           hparams_file: str | None = None) -> None:
-    """Starts reading `root` in worker processes, for the server's first reload to take; with `hparams`
-    (--where, --over), first the discovery of its runs' hyperparameters (serving.hparams_preload)."""
+    """Starts reading `root` in worker processes, for the server's first reload to take, after starting
+    the discovery of its runs' hyperparameters (serving.hparams_preload), which the first screen waits for
+    when they decide which runs are served (`hparams_decide_runs`: --where, --over)."""
     global _pending
     if _pending is None and hasattr(os, "fork") and os.path.isdir(root):
-        early = None
-        if hparams:  # forked first, before the imports below: they leave the other core idle
-            from tensorboard.serving.hparams_preload import HParamsPreload  # pylint: disable=import-outside-toplevel
+        from tensorboard.serving.hparams_preload import HParamsPreload  # pylint: disable=import-outside-toplevel
 
-            early = HParamsPreload(root, hparams_file)
+        # forked first, before the imports below: they leave the other core idle
+        early = HParamsPreload(root, hparams_file, urgent=hparams_decide_runs)
         try:
             # The reader's modules first (the server needs them anyway): workers forked after share them
             # with the server instead of importing their own copies, and start reading at once.
@@ -245,8 +245,7 @@ def start(root: str, purge: bool = True, selection=None, hparams: bool = False,
             _import_lazy_numpy_parts()
             _pending = Preload(root, purge, selection)
         except BaseException:
-            if early is not None:
-                early.cancel()
+            early.cancel()
             raise
         _pending.hparams = early
 
@@ -304,5 +303,5 @@ def start_for(args: list[str]) -> None:
             selection = Selection.of(known.runs, exclude=known.exclude, flags=CLI_FLAGS)
         except (TypeError, ValueError):
             return  # the server refuses the flag, naming it
-    start(os.path.expanduser(known.logdir), True, selection, hparams=known.where is not None or bool(known.over),
-          hparams_file=known.hparams_file)
+    start(os.path.expanduser(known.logdir), True, selection,
+          hparams_decide_runs=known.where is not None or bool(known.over), hparams_file=known.hparams_file)

@@ -99,7 +99,7 @@ class ServedHParams:
 
     def take_preload(self, preload) -> None:
         """Takes, at the first update, the discovery a serving.hparams_preload.HParamsPreload began as the
-        server started (--where, --over: the first screen waits for the hparams); one made with another
+        server started (with --where or --over the first screen waits for it); one made with another
         --hparams_file is stopped."""
         if preload.hparams_file != self._flags.hparams_file:
             preload.cancel()

@@ -11,9 +11,9 @@ the median of --reps:
   costs about as much as reading a small run's event file, and this path pays for every one);
 - the web UI's first load (bench/serving.py's measure: from spawning `tensorboard --logdir` until every
   run is listed and the last run's scalars are served) of the logdir with config files, without a flag
-  (the hparams are found after the first screen) and with `--where 'seed >= 0'` (found before it: the
-  query decides which runs are served), against the copy without config files: the goal is at most 10 %
-  slower for both;
+  (the hparams are found beside the first load at the lowest priority, and taken after the first screen)
+  and with `--where 'seed >= 0'` (found before it: the query decides which runs are served), against the
+  copy without config files: the goal is at most 10 % slower for both;
 - `tensorboard runs ls LOGDIR --format csv --metrics loss=min` (the whole command, interpreter start
   included): the goal is a few seconds at 10,000 runs.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -236,7 +237,6 @@ def test_the_launcher_starts_finding_hparams_at_once_at_the_lowest_priority_unle
     work = preload.take_pending(str(tmp_path))
     try:
         assert work.hparams.urgent == urgent
-        poll(work.hparams.done)
         found = work.hparams.result()
         assert (set(found.hparams) if urgent else found) == ({"lr=0.1,seed=1", "lr=0.01,seed=2"} if urgent else None)
     finally:
@@ -260,6 +260,42 @@ def test_a_low_priority_child_still_at_work_after_the_wait_is_stopped_and_the_se
         os.close(unused)
     assert busy.done() and busy.result() is None
     assert len(calls) == 1 and sorted(run for run in logdir.runs() if hparams.wants(run)) == ["lr=0.01,seed=2"]
+
+
+CHILD_OF_A_SERVER = """
+import os, sys
+from tensorboard.serving import hparams_preload
+never, unused = os.pipe()
+hparams_preload.discover_below = lambda root, hparams_file: os.read(never, 1)  # at work for good
+print(hparams_preload.HParamsPreload(sys.argv[1], None, urgent=False).pid, flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG is Linux's")
+def test_the_hparams_child_ends_when_its_server_is_killed(tmp_path):
+    server = subprocess.Popen([sys.executable, "-c", CHILD_OF_A_SERVER, str(tmp_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env=clean_env(PYTHONPATH=str(REPO / "python")))
+    try:
+        child = int(server.stdout.readline())
+    finally:
+        server.kill()
+        server.wait()
+        server.stdin.close()
+        server.stdout.close()
+
+    def ended() -> bool:
+        try:
+            with open(f"/proc/{child}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")  # a zombie until reaped
+        except FileNotFoundError:
+            return True
+
+    try:
+        assert poll(ended)
+    finally:
+        if not ended():  # stopped here if the kernel did not
+            os.kill(child, signal.SIGKILL)
 
 
 def test_the_served_hparams_take_config_file_names_from_the_reload_s_walk(tmp_path, monkeypatch):

@@ -48,9 +48,11 @@ class HParamsPreload:
         the processor to every other process (nice 19)."""
         self.root, self.hparams_file, self.urgent = root, hparams_file, urgent
         read_fd, write_fd = os.pipe()
-        self._pid = os.fork()
-        if self._pid == 0:  # the child: discovers, sends, exits without the parent's exit hooks
+        server = os.getpid()
+        self.pid = os.fork()  # the child's
+        if self.pid == 0:  # the child: discovers, sends, exits without the parent's exit hooks
             os.close(read_fd)
+            _end_with(server)
             if not urgent:
                 _lowest_priority()
             _discover_and_send(root, hparams_file, write_fd)
@@ -85,7 +87,7 @@ class HParamsPreload:
         """Stops the child (nobody will take its result)."""
         if self._stream is not None:
             try:
-                os.kill(self._pid, 9)
+                os.kill(self.pid, 9)
             except ProcessLookupError:
                 pass
             self._close()
@@ -94,9 +96,23 @@ class HParamsPreload:
         stream, self._stream = self._stream, None
         stream.close()
         try:
-            os.waitpid(self._pid, 0)
+            os.waitpid(self.pid, 0)
         except ChildProcessError:
             pass
+
+
+def _end_with(server: int) -> None:
+    """Has the kernel stop this child when the server's process ends (Linux: PR_SET_PDEATHSIG), so that
+    a server stopped by a signal leaves nothing walking its logdir; elsewhere the child ends when it
+    finds the pipe closed, at its end."""
+    try:
+        import ctypes  # pylint: disable=import-outside-toplevel
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except (OSError, AttributeError, ImportError):  # not Linux: no prctl
+        return
+    if os.getppid() != server:  # the server ended before the call
+        os._exit(1)
 
 
 def _lowest_priority() -> None:

@@ -37,6 +37,7 @@ _SAME_UNIT = {"x": "×", "times": "×", "minute": "min", "minutes": "min", "seco
 NOT_MEASURED = {
     "docs/experiments.md": {
         "1 MiB": "the most of a configuration file read (logdir.config_files' bound on untrusted files)",
+        "10 seconds": "how long the server waits for the hyperparameters' child (serving.hparams_preload.PATIENCE_S)",
     },
     "docs/gpu.md": {
         "256 MiB": "the default bound on pending device copies (`max_pending_snapshot_bytes`)",
@@ -58,6 +59,7 @@ NOT_MEASURED = {
         "10 s": "the default interval of system metrics",
     },
     "docs/troubleshooting.md": {
+        "10 seconds": "how long the server waits for the hyperparameters' child (serving.hparams_preload.PATIENCE_S)",
         "120 seconds": "the default `flush_secs`",
         "5 seconds": "the default `--reload_interval`",
     },

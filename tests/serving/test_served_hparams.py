@@ -327,3 +327,13 @@ def test_the_served_hparams_take_config_file_names_from_the_reload_s_walk(tmp_pa
 
     assert served("lr=0.1/0") == {"seed": 3.0, "lr": 0.1}
     assert served("lr=0.01/1") == {"optimizer": "adam", "lr": 0.01}
+
+
+def test_the_pages_give_the_server_s_wait_for_the_child_and_its_rediscovery_period():
+    from tensorboard.serving.hparams_preload import PATIENCE_S
+    from tensorboard.serving.served_hparams import REDISCOVER_S
+
+    for name in ("experiments.md", "troubleshooting.md"):
+        text = " ".join((REPO / "docs" / name).read_text(encoding="utf-8").split())
+        assert f"{PATIENCE_S:g} seconds" in text, name
+        assert REDISCOVER_S == 60 and "at least once a minute" in text, name

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from e2e_helpers import processes, still_running
 from serving_helpers import REPO, clean_env, send, start_launcher, stop_server, wait_until
 from waiting import poll
 
@@ -278,24 +279,17 @@ def test_the_hparams_child_ends_when_its_server_is_killed(tmp_path):
                               stdout=subprocess.PIPE, text=True, env=clean_env(PYTHONPATH=str(REPO / "python")))
     try:
         child = int(server.stdout.readline())
+        started = {pid: cmd for pid, (_, _, cmd) in processes().items() if pid == child}
     finally:
         server.kill()
         server.wait()
         server.stdin.close()
         server.stdout.close()
-
-    def ended() -> bool:
-        try:
-            with open(f"/proc/{child}/stat") as f:
-                return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")  # a zombie until reaped
-        except FileNotFoundError:
-            return True
-
     try:
-        assert poll(ended)
+        assert poll(lambda: not still_running(started))
     finally:
-        if not ended():  # stopped here if the kernel did not
-            os.kill(child, signal.SIGKILL)
+        for pid in still_running(started):  # stopped here if the kernel did not
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_the_served_hparams_take_config_file_names_from_the_reload_s_walk(tmp_path, monkeypatch):

@@ -61,7 +61,8 @@ def serving_section(extra: dict | None) -> str:
              "scalars are served, the peak memory of the server's process tree (summed PSS: pages shared "
              "by forked processes split among them; summed RSS beside it), and the time until 1,000 points "
              "appended to one run are served. Each path's time is the median of fresh servers, the paths "
-             "alternating (each time listed); the peak memory the largest of them."]
+             "alternating (each time listed), each started with the logdir just read into the page cache; "
+             "the peak memory the largest of them."]
     targets = extra.get("targets", {})
     for runs, size in extra["sizes"].items():
         rows = [[PATH_LABELS.get(path, path), fmt(size[path].get("load_s"), unit=" s")

@@ -21,6 +21,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from envs import BENCH, REPO, env_for, run_json  # noqa: E402  (bench/envs.py)
+from page_cache import warm  # noqa: E402
 from timing import median_of  # noqa: E402
 
 # workload -> (kind, goal speed-up over both peers or None, what it is)
@@ -43,6 +44,7 @@ def make_logdir(workload: str, logdir: str, scale: float) -> None:
 
 def measure(reader: str, kind: str, logdir: str, timeout: float) -> dict:
     python, env = env_for(reader)
+    warm(logdir)  # every reader starts from the page cache (bench/page_cache.py)
     return run_json([python, os.path.join(BENCH, "read_worker.py"), reader, kind, logdir], env, timeout)
 
 

@@ -37,6 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import serving  # noqa: E402
 from envs import REPO, env_for, python_of, venv_dir  # noqa: E402  (bench/envs.py)
 from logdirs import ScalarRun, our_tensorboard, write_scalar_runs  # noqa: E402
+from page_cache import warm  # noqa: E402
 from run import render_text  # noqa: E402
 from smoothing_reference import plain_smoothing  # noqa: E402
 from timing import summary, timed_process  # noqa: E402
@@ -118,8 +119,10 @@ def write_sweep(logdir: str, runs: int, group_size: int) -> list[str]:
 
 # -- processes ----------------------------------------------------------------------------------------
 
-def timed(cmd: list[str], env: dict, name: str) -> float:
-    """Wall seconds of one fresh process running `cmd` in the repository."""
+def timed(cmd: list[str], env: dict, name: str, inputs: list[str]) -> float:
+    """Wall seconds of one fresh process running `cmd` in the repository, started with `inputs` (the runs it
+    reads) in the page cache (bench/page_cache.py)."""
+    warm(*inputs)
     return timed_process(cmd, env, name, TIMEOUT_S, cwd=REPO)
 
 
@@ -173,7 +176,7 @@ def seeds_vs_reducer(result: dict, tmp: str, seeds: int, tags: int, steps: int, 
                 cmd, env = ours_cmd(*dirs, "--out", out, "-r", OPS)
             else:
                 cmd, env = reducer_cmd(*dirs, "-o", out + os.sep, "-r", OPS)
-            times[who].append(timed(cmd, env, "tensorboard reduce" if who == "ours" else "tb-reducer"))
+            times[who].append(timed(cmd, env, "tensorboard reduce" if who == "ours" else "tb-reducer", dirs))
             print("seeds: rep %d %-7s %.2f s" % (rep + 1, who, times[who][-1]), file=sys.stderr, flush=True)
             if rep < reps - 1:
                 shutil.rmtree(out, ignore_errors=True)
@@ -232,7 +235,7 @@ def sweep_grouped(result: dict, tmp: str, runs: int, group_size: int, reps: int,
     for rep in range(reps):
         out = os.path.join(tmp, "grouped-%d" % rep)
         cmd, env = ours_cmd("--logdir", logdir, "--group_by", GROUP_BY, "--out", out, "-r", GROUP_OPS)
-        times.append(timed(cmd, env, "tensorboard reduce --group_by"))
+        times.append(timed(cmd, env, "tensorboard reduce --group_by", [logdir]))
         written = sorted(os.listdir(out))
         shutil.rmtree(out, ignore_errors=True)
         print("sweep: rep %d reduce --group_by %.2f s (%d group directories)" % (rep + 1, times[-1], len(written)),

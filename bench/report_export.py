@@ -24,6 +24,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from envs import ours_env, peer_env, python_of, run_json  # noqa: E402  (bench/envs.py)
 from logdirs import ScalarRun, write_scalar_runs  # noqa: E402
+from page_cache import warm  # noqa: E402
 from timing import median_of  # noqa: E402
 
 RUNS, TAGS, STEPS = 100, 12, 1000
@@ -109,8 +110,10 @@ def main(argv=None) -> int:
                 if who == "ours":
                     if os.path.exists(page):
                         os.unlink(page)
+                    warm(logdir)  # bench/page_cache.py: both start from the page cache
                     ours.append(run_code(sys.executable, OURS, [logdir, page, args.max_points], ours_env()))
                 else:
+                    warm(logdir)
                     peer.append(run_code(python_of("peers"), TBPARSE, [logdir], peer_env()))
                 print(f"report_export: {who} {(ours if who == 'ours' else peer)[-1]}", file=sys.stderr, flush=True)
         opened = None

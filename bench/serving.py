@@ -44,6 +44,7 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from envs import SOURCE, TESTS, python_of, server_env, use_tests_harness  # noqa: E402  (bench/envs.py)
 from logdirs import ScalarRun, write_scalar_runs  # noqa: E402
+from page_cache import ColdReads, warm  # noqa: E402
 
 use_tests_harness()
 from waiting import free_port, stop_group  # noqa: E402  (tests/waiting.py: the tests' harness)
@@ -61,6 +62,7 @@ DEADLINE_S = 3600  # guards against a hang only
 UPSTREAM = "upstream"  # upstream's own `tensorboard` command (reported beside the goals, not a goal)
 PATHS = (UPSTREAM, "native", "multiplexer", "standalone")
 POLL_S = 0.05  # the readiness poll's period (bench/serving.Readiness)
+WARM_UP_RUNS = 10  # the untimed server started before each timed one reads this many runs
 MEMORY_EVERY_S = 0.05  # peak memory's sampling period while loading
 
 
@@ -179,6 +181,8 @@ def serve(path: str, logdir: str, runs: list[str], python: str, workdir: str, fl
     url = "http://127.0.0.1:%d" % port
     env = server_env()
     log = open(os.path.join(workdir, "%s.log" % path), "wb")
+    warm(logdir)
+    cold = ColdReads()
     start = time.perf_counter()
     proc = subprocess.Popen([*command(path, python), "--logdir", logdir, "--port", str(port), "--reload_interval", "1",
                              *flags], stdout=log, stderr=subprocess.STDOUT,
@@ -197,6 +201,7 @@ def serve(path: str, logdir: str, runs: list[str], python: str, workdir: str, fl
                 raise RuntimeError("%s server exited:\n%s" % (path, open(log.name, errors="replace").read()[-2000:]))
             if readiness.loaded():
                 result["load_s"] = round(time.perf_counter() - start, 3)
+                result["cold_pages"] = cold.pages()
                 break
             if now - start > DEADLINE_S:
                 raise RuntimeError("%s server never served the logdir" % path)
@@ -287,9 +292,14 @@ def measure(runs: int, paths: list[str], python: str, reps: int = 1) -> dict:
         result["logdir_mb"] = round(sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(logdir)
                                         for f in fs) / 1e6, 1)
         names = sorted(os.listdir(logdir))
+        small = os.path.join(tmp, "warm-up")
+        write_logdir(small, WARM_UP_RUNS)
         served: dict[str, list[dict]] = {path: [] for path in paths}
         for rep in range(reps):
             for path in paths:
+                # Untimed, on a few runs: the path's own program files (interpreter modules, the native
+                # binary) back in the page cache, whatever the previous path's load let the host page out.
+                serve(path, small, sorted(os.listdir(small)), python, tmp, reloads=0)
                 served[path].append(serve(path, logdir, names, python, tmp, reloads=RELOADS if rep == 0 else 0))
         for path in paths:
             row = result[path] = _row_of(served[path])
@@ -323,7 +333,8 @@ def _row_of(served: list[dict]) -> dict:
     return {"load_s": round(statistics.median(loads), 3), "loads_s": loads,
             "peak_pss_mib": max(row["peak_pss_mib"] for row in served),
             "peak_rss_mib": max(row["peak_rss_mib"] for row in served),
-            "reload_s": served[0]["reload_s"], "complete": all(row["complete"] for row in served)}
+            "reload_s": served[0]["reload_s"], "complete": all(row["complete"] for row in served),
+            "cold_pages": [row["cold_pages"] for row in served]}
 
 
 def main(argv=None) -> int:

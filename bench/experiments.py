@@ -125,7 +125,8 @@ def measure(runs: int, scalars: int, reps: int, tmp: str) -> dict:
 
 
 def ui_first_loads(bare: str, full: str, scalars: int, reps: int, tmp: str) -> dict:
-    """The median first load of a fresh server (bench/serving.serve) on each of UI_FLAGS, interleaved."""
+    """The median first load of a fresh server (bench/serving.serve) on each of UI_FLAGS, interleaved, and
+    every load (`ui_loads_s`: a difference of a few percent is within their spread)."""
     names = sorted(os.path.relpath(directory, bare) for directory, _, files in os.walk(bare)
                    if any("tfevents" in name for name in files))
     times: dict[str, list[float]] = {key: [] for key in UI_FLAGS}
@@ -134,7 +135,8 @@ def ui_first_loads(bare: str, full: str, scalars: int, reps: int, tmp: str) -> d
             served = serve("standalone", bare if key == "ui_first_load_s" else full, names, python_of("ours"), tmp,
                            flags=flags, reloads=0, points=scalars)
             times[key].append(served["load_s"])
-    return {key: statistics.median(values) for key, values in times.items()}
+    medians = {key: statistics.median(values) for key, values in times.items()}
+    return {**medians, "ui_loads_s": {key: [round(t, 3) for t in values] for key, values in times.items()}}
 
 
 def main(argv: list[str] | None = None) -> int:

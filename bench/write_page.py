@@ -288,6 +288,14 @@ def access_section(extra: dict | None) -> str:
             f"{yes_no(extra.get('target_met'))}).\n\n" + table(["", ""], rows))
 
 
+def _ui_cell(row: dict, key: str, overhead: str | None) -> str:
+    """One UI column of bench/experiments.py's row: the median load, its overhead over the logdir without
+    config files, and each load when the row has them."""
+    cell = fmt(row[key], unit=" s") + (f" ({row[overhead]:+.0%})" if overhead else "")
+    loads = (row.get("ui_loads_s") or {}).get(key)
+    return cell + ("; each " + ", ".join(fmt(t) for t in loads) if loads else "")
+
+
 def experiments_section(extra: dict | None) -> str:
     title = "## Hyperparameters from config files, and `tensorboard runs ls` (`bench/experiments.py`)\n\n"
     if not has_result(extra) or "rows" not in extra:
@@ -295,9 +303,8 @@ def experiments_section(extra: dict | None) -> str:
     rows = [[f"{row['runs']:,}", fmt(row["first_load_s"], unit=" s"), fmt(row["with_discovery_s"], unit=" s"),
              f"{row['overhead']:+.0%}", f"{row['hparams_found']:,}", fmt(row["runs_ls_s"], unit=" s")]
             for row in extra["rows"]]
-    ui = [[f"{row['runs']:,}", fmt(row["ui_first_load_s"], unit=" s"),
-           f"{fmt(row['ui_with_hparams_s'], unit=' s')} ({row['ui_overhead']:+.0%})",
-           f"{fmt(row['ui_with_where_s'], unit=' s')} ({row['ui_where_overhead']:+.0%})"]
+    ui = [[f"{row['runs']:,}", _ui_cell(row, "ui_first_load_s", None),
+           _ui_cell(row, "ui_with_hparams_s", "ui_overhead"), _ui_cell(row, "ui_with_where_s", "ui_where_overhead")]
           for row in extra["rows"] if "ui_first_load_s" in row]
     ui_text = ("\n\nThe web UI's first load (timed as in `bench/serving.py`) of the same two logdirs, "
                f"{reps_text(extra)}:\n\n" + table(["runs", "no config files", "config files",

@@ -107,13 +107,12 @@ def main(argv=None) -> int:
         ours, peer = [], []
         for rep in range(args.reps):
             for who in (("ours", "tbparse") if rep % 2 == 0 else ("tbparse", "ours")):
+                warm(logdir)  # bench/page_cache.py: both start from the page cache
                 if who == "ours":
                     if os.path.exists(page):
                         os.unlink(page)
-                    warm(logdir)  # bench/page_cache.py: both start from the page cache
                     ours.append(run_code(sys.executable, OURS, [logdir, page, args.max_points], ours_env()))
                 else:
-                    warm(logdir)
                     peer.append(run_code(python_of("peers"), TBPARSE, [logdir], peer_env()))
                 print(f"report_export: {who} {(ours if who == 'ours' else peer)[-1]}", file=sys.stderr, flush=True)
         opened = None

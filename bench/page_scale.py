@@ -53,6 +53,9 @@ def met(value: float, targets: dict, name: str) -> str:
     return "–" if goal is None else ("met" if value <= goal else "missed")
 
 
+PATHS_SHOWN = ("upstream", "native", "multiplexer", "standalone")  # bench/serving.py's paths, in the table's order
+
+
 def serving_section(extra: dict | None) -> str:
     title = "## Serving large logdirs to the web UI (`bench/serving.py`)\n\n"
     if not has_result(extra) or "sizes" not in extra:
@@ -63,13 +66,18 @@ def serving_section(extra: dict | None) -> str:
              "appended to one run are served. Each path's time is the median of fresh servers, the paths "
              "alternating (each time listed), each started with the logdir just read into the page cache; "
              "the peak memory the largest of them."]
+    startup = any("startup_s" in size.get(path, {}) for size in extra["sizes"].values() for path in PATHS_SHOWN)
+    if startup:
+        parts[0] += (" Start-up is the median time the same command took, just before each of those servers, to "
+                     f"serve a logdir of {extra.get('startup_runs')} runs: what a load of any logdir costs at least.")
     targets = extra.get("targets", {})
     for runs, size in extra["sizes"].items():
         rows = [[PATH_LABELS.get(path, path), fmt(size[path].get("load_s"), unit=" s")
                  + (" (" + ", ".join(fmt(t) for t in size[path]["loads_s"]) + ")" if "loads_s" in size[path] else ""),
                  fmt(size[path].get("peak_pss_mib"), digits=4, unit=" MiB"),
                  fmt(size[path].get("peak_rss_mib"), digits=4, unit=" MiB"), fmt(size[path].get("reload_s"), unit=" s")]
-                for path in ("upstream", "native", "multiplexer", "standalone") if path in size]
+                + ([fmt(size[path].get("startup_s"), unit=" s")] if startup else [])
+                for path in PATHS_SHOWN if path in size]
         line = []
         if "speedup_vs_multiplexer" in size:
             line.append(f"ours {ratio(size['speedup_vs_multiplexer'])} faster than the Python loader (goal ≥ "
@@ -80,14 +88,18 @@ def serving_section(extra: dict | None) -> str:
             if name in size:
                 goal = {name: size.get("ratio_goal", targets.get(name))} if name == "ratio_vs_native" else targets
                 line.append(f"{size[name]}× {what} (goal ≤ {goal.get(name)}×: {met(size[name], goal, name)})")
+        if "ratio_goal" in size and all("startup_s" in size.get(path, {}) for path in ("standalone", "native")):
+            line.append(f"that goal is {fmt(size['ratio_goal'] * size['native']['load_s'])} s here, against "
+                        f"{fmt(size['standalone']['startup_s'])} s for our start-up and "
+                        f"{fmt(size['native']['startup_s'])} s for the native path's")
         if "ratio_vs_upstream" in size:
             line.append(f"{size['ratio_vs_upstream']}× the time of upstream's own command (reported, not a goal)")
         in_process = size.get("standalone_in_process")
         if in_process:
             line.append(f"in process, a reload after the append takes {fmt(in_process['reload_after_append_s'])} s "
                         f"against {fmt(in_process['full_read_s'])} s for a full read")
-        parts.append(f"### {int(runs):,} runs × 1,000 scalars\n\n" + table(["path", "served after", "peak memory (PSS)",
-                                                                              "peak RSS", "1,000 new points after"],
+        header = ["path", "served after", "peak memory (PSS)", "peak RSS", "1,000 new points after"]
+        parts.append(f"### {int(runs):,} runs × 1,000 scalars\n\n" + table(header + (["start-up"] if startup else []),
                                                                              rows)
                      + ("\n\n" + "; ".join(line) + "." if line else ""))
     growth = extra.get("growth_10x_runs")

@@ -166,3 +166,33 @@ def test_the_bench_scan_knows_the_run_metadata_tags_our_writer_logs():
 
     from tensorboard.src import run_metadata
     assert workloads.RUN_METADATA_TAGS == {run_metadata.TEXT_TAG.encode(), run_metadata.FIELDS_TAG.encode()}
+
+
+def test_the_serving_section_shows_each_paths_start_up_beside_the_goal(tmp_path):
+    """A real small bench/serving.py run: each path's start-up (its server on the few-run logdir just before each
+    timed one) is recorded, shown in its own column, and set beside the time the load goal allows."""
+    run = subprocess.run([sys.executable, str(BENCH / "serving.py"), "--runs", "20", "--paths", "native", "standalone"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert run.returncode in (0, 1), run.stdout + run.stderr  # 1: a goal missed on a busy machine
+    extra = json.loads(run.stdout.strip().splitlines()[-1])
+    size = extra["sizes"]["20"]
+    for path in ("native", "standalone"):
+        assert size[path]["startups_s"] and all(t > 0 for t in size[path]["startups_s"])
+    sys.path.insert(0, str(BENCH))
+    import page_scale
+    from page_format import fmt
+
+    text = page_scale.serving_section(extra)
+    assert f"to serve a logdir of {extra['startup_runs']} runs" in text
+    (header,) = [line for line in text.splitlines() if line.startswith("| path |")]
+    assert header.rstrip().endswith("| start-up |")
+    for path in ("native", "standalone"):
+        (row,) = [line for line in text.splitlines() if line.startswith(f"| {page_scale.PATH_LABELS[path]} |")]
+        assert row.rstrip().endswith(f"| {fmt(size[path]['startup_s'], unit=' s')} |")
+    goal_s = size["ratio_goal"] * size["native"]["load_s"]
+    assert (f"that goal is {fmt(goal_s)} s here, against {fmt(size['standalone']['startup_s'])} s for our start-up "
+            f"and {fmt(size['native']['startup_s'])} s for the native path's") in text
+    old = json.loads(json.dumps(extra))  # a result from before start-ups were recorded: no column, no sentence
+    for path in ("native", "standalone"):
+        del old["sizes"]["20"][path]["startup_s"]
+    assert "start-up" not in page_scale.serving_section(old)

@@ -129,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     none, token = statistics.median(rps["none"]), statistics.median(rps["token"])
     out = {"clients": CLIENTS, "requests_per_client": REQUESTS, "runs": RUNS, "points": POINTS, "reps": args.reps,
            "none_rps": round(none, 1), "token_rps": round(token, 1), "ratio": round(token / none, 3),
+           "each_rps": {auth: [round(r, 1) for r in runs] for auth, runs in rps.items()},
            "errors": len(errors), "first_errors": errors[:5]}
     out["target_met"] = not errors and out["ratio"] >= THROUGHPUT_TARGET
     print(json.dumps(out))

@@ -279,8 +279,15 @@ def access_section(extra: dict | None) -> str:
     title = "## Many clients with the token (`bench/auth_load.py`)\n\n"
     if not has_result(extra) or "token_rps" not in extra:
         return title + not_run(extra)
-    rows = [["`--auth none`", fmt(extra["none_rps"], unit=" requests/s")],
-            ["`--auth token` (`Authorization: Bearer` on every request)", fmt(extra["token_rps"], unit=" requests/s")],
+    each = extra.get("each_rps", {})
+
+    def cell(auth: str) -> str:  # the median, and each server's throughput when the result has them
+        runs = each.get(auth)
+        median = fmt(extra[f"{auth}_rps"], unit=" requests/s")
+        return median + ("; each " + ", ".join(fmt(r) for r in runs) if runs else "")
+
+    rows = [["`--auth none`", cell("none")],
+            ["`--auth token` (`Authorization: Bearer` on every request)", cell("token")],
             ["ratio (token / none)", ratio(extra["ratio"])], ["answers that were not a 200", str(extra["errors"])]]
     return (title + f"{extra['clients']} clients × {extra['requests_per_client']} requests on one server of "
             f"{extra['runs']} runs × {extra['points']} scalars while a writer appends, {reps_text(extra)}, "

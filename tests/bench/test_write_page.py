@@ -197,3 +197,18 @@ def test_the_serving_section_shows_each_paths_start_up_beside_the_goal(tmp_path)
     for path in ("native", "standalone"):
         del old["sizes"]["20"][path]["startup_s"], old["sizes"]["20"][path]["startups_s"]
     assert "start-up" not in page_scale.serving_section(old)
+
+
+def test_the_token_section_shows_each_servers_throughput_beside_the_median():
+    sys.path.insert(0, str(BENCH))
+    import write_page
+
+    extra = {"wall_s": 70.0, "args": ["--reps", "3"], "clients": 16, "requests_per_client": 150, "runs": 20,
+             "points": 1000, "reps": 3, "none_rps": 207.2, "token_rps": 182.4, "ratio": 0.88, "errors": 0,
+             "each_rps": {"none": [199.0, 207.2, 215.5], "token": [182.4, 175.0, 201.3]}, "target_met": False}
+    text = write_page.access_section(extra)
+    assert "| `--auth none` | 207 requests/s; each 199, 207, 216 |" in text
+    assert "| `--auth token` (`Authorization: Bearer` on every request) | 182 requests/s; each 182, 175, 201 |" in text
+    assert "| ratio (token / none) | 0.9× |" in text and "(met: **no**)" in text
+    del extra["each_rps"]  # a result from before each server was kept: the medians alone
+    assert "| `--auth none` | 207 requests/s |" in write_page.access_section(extra)

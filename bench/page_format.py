@@ -17,6 +17,11 @@ def fmt(value: float | None, digits: int = 3, unit: str = "") -> str:
     return "–" if value is None else f"{value:.{digits}g}{unit}"
 
 
+def with_each(cell: str, values: list[float] | None) -> str:
+    """A median's cell, then each measurement it was taken from when the result lists them."""
+    return cell + ("; each " + ", ".join(fmt(v) for v in values) if values else "")
+
+
 def ratio(value: float | None) -> str:
     return "–" if value is None else f"{value:.1f}×"
 

@@ -18,7 +18,7 @@ sys.path.insert(0, BENCH)
 import histogram_dists  # noqa: E402
 import read  # noqa: E402
 from jax_step_overhead import VARIANTS  # noqa: E402
-from page_format import fmt, has_result, not_run, ratio, reps_text, table, yes_no  # noqa: E402,F401
+from page_format import fmt, has_result, not_run, ratio, reps_text, table, with_each, yes_no  # noqa: E402,F401
 from page_scale import plot_section, report_section, serving_section, sweeps_section  # noqa: E402
 from run import LABELS, TORCH_OURS, table_rows  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
@@ -280,14 +280,9 @@ def access_section(extra: dict | None) -> str:
     if not has_result(extra) or "token_rps" not in extra:
         return title + not_run(extra)
     each = extra.get("each_rps", {})
-
-    def cell(auth: str) -> str:  # the median, and each server's throughput when the result has them
-        runs = each.get(auth)
-        median = fmt(extra[f"{auth}_rps"], unit=" requests/s")
-        return median + ("; each " + ", ".join(fmt(r) for r in runs) if runs else "")
-
-    rows = [["`--auth none`", cell("none")],
-            ["`--auth token` (`Authorization: Bearer` on every request)", cell("token")],
+    rows = [["`--auth none`", with_each(fmt(extra["none_rps"], unit=" requests/s"), each.get("none"))],
+            ["`--auth token` (`Authorization: Bearer` on every request)",
+             with_each(fmt(extra["token_rps"], unit=" requests/s"), each.get("token"))],
             ["ratio (token / none)", ratio(extra["ratio"])], ["answers that were not a 200", str(extra["errors"])]]
     return (title + f"{extra['clients']} clients × {extra['requests_per_client']} requests on one server of "
             f"{extra['runs']} runs × {extra['points']} scalars while a writer appends, {reps_text(extra)}, "
@@ -299,8 +294,7 @@ def _ui_cell(row: dict, key: str, overhead: str | None) -> str:
     """One UI column of bench/experiments.py's row: the median load, its overhead over the logdir without
     config files, and each load when the row has them."""
     cell = fmt(row[key], unit=" s") + (f" ({row[overhead]:+.0%})" if overhead else "")
-    loads = (row.get("ui_loads_s") or {}).get(key)
-    return cell + ("; each " + ", ".join(fmt(t) for t in loads) if loads else "")
+    return with_each(cell, (row.get("ui_loads_s") or {}).get(key))
 
 
 def experiments_section(extra: dict | None) -> str:

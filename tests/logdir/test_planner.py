@@ -206,3 +206,16 @@ def test_a_file_gone_since_the_listing_comes_with_its_error_or_ends_the_batches(
 def test_a_file_of_more_new_bytes_than_a_decode_group_streams_alone(monkeypatch):
     monkeypatch.setattr(decode_many, "DECODE_GROUP_BYTES", 100)
     assert not planner.streams_alone(100) and planner.streams_alone(101)
+
+
+def test_local_files_are_read_whole_from_their_start_past_the_first_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(planner, "FIRST_READ_BYTES", 16)  # every file below needs more than one read
+    monkeypatch.setattr(decode_many, "DECODE_GROUP_BYTES", 250)
+    contents = {"a": bytes(range(40)), "b": bytes(range(200)) * 2, "c": bytes(range(100, 117))}
+    for name, data in contents.items():
+        (tmp_path / name).write_bytes(data)
+    files = [ObjectFile(str(tmp_path / "a"), 40, start=5), ObjectFile(str(tmp_path / "b"), 400, start=150),
+             ObjectFile((tmp_path / "c").as_uri(), 17), ObjectFile(str(tmp_path / "b"), 400)]
+    got = [(os.path.basename(entry.url), data) for batch in planner.batches(LocalStorage(), files)
+           for entry, data in batch]
+    assert got == [("a", contents["a"][5:]), ("b", contents["b"][150:]), ("c", contents["c"]), ("b", None)]

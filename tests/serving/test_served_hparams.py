@@ -208,7 +208,7 @@ def test_a_preload_that_misses_runs_failed_or_used_another_hparams_file_is_not_t
     assert len(calls) == 1 and len(calls[0]) == 3
     assert sorted(run for run in logdir.runs() if hparams.wants(run)) == ["lr=0.001,seed=3", "lr=0.01,seed=2"]
 
-    def fails(root, hparams_file):
+    def fails(root, hparams_file, walk=None):
         raise OSError("the disk went away")
 
     monkeypatch.setattr(hparams_preload, "discover_below", fails)  # in the child, forked after this
@@ -223,6 +223,57 @@ def test_a_preload_that_misses_runs_failed_or_used_another_hparams_file_is_not_t
     assert other.result() is None
     logdir.reload()
     assert len(calls) == 3
+
+
+def test_the_preload_lists_the_runs_from_the_child_s_walk(tmp_path, monkeypatch):
+    from tensorboard.logdir import discovery
+    from tensorboard.serving import hparams_preload, preload
+
+    _sweep(tmp_path, ("lr=0.1,seed=1", "b/lr=0.01/seed=2", "plain"))
+    (tmp_path / "b" / "lr=0.01" / "hparams.yaml").write_text("optimizer: adam\n")
+    walks = []  # the walks this process makes (the child's is made in the child, forked after this)
+    original = discovery.local_run_directories
+    monkeypatch.setattr(discovery, "local_run_directories", lambda *a, **k: walks.append(a) or original(*a, **k))
+    own = _listed_by_a_logdir(tmp_path)
+    walks.clear()
+    early = hparams_preload.HParamsPreload(str(tmp_path), None)
+    work = preload.Preload(str(tmp_path), walk=early.walk())
+    try:
+        assert walks == []  # listed from the child's walk, not walked again
+        assert work.found == own[0] and work.walked == own[1]
+        assert set(early.result().hparams) == set(own[0])  # then the discovery, from the same walk
+    finally:
+        work.cancel()
+        early.cancel()
+
+
+def _listed_by_a_logdir(root) -> tuple[dict, dict]:
+    """(run name -> where, the walk's configuration file names) of a Logdir that walks `root` itself."""
+    from tensorboard.serving.ingester import size_guidance
+    from tensorboard.serving.served_logdir import Logdir
+
+    sizes, default = size_guidance(None)
+    logdir = Logdir({str(root): None}, sizes, default)
+    return logdir.listing(), logdir.walked
+
+
+def test_a_child_that_fails_before_its_walk_leaves_the_preload_to_walk(tmp_path, monkeypatch, caplog):
+    from tensorboard.serving import hparams_preload, preload
+
+    _sweep(tmp_path)
+
+    def fails(root):
+        raise OSError("the disk went away")
+
+    monkeypatch.setattr(hparams_preload, "walk_below", fails)  # in the child, forked after this
+    early = hparams_preload.HParamsPreload(str(tmp_path), None)
+    assert early.walk() is None and early.result() is None
+    assert "walking the logdir at start-up: OSError: the disk went away" in caplog.text
+    work = preload.Preload(str(tmp_path), walk=early.walk())
+    try:
+        assert sorted(work.found) == ["lr=0.01,seed=2", "lr=0.1,seed=1"]
+    finally:
+        work.cancel()
 
 
 @pytest.mark.parametrize("flags, urgent", [(["--where", "lr < 1"], True), (["--over", "seed"], True),
@@ -250,7 +301,7 @@ def test_a_low_priority_child_still_at_work_after_the_wait_is_stopped_and_the_se
     _sweep(tmp_path)
     calls = _counted_discovery(monkeypatch)
     never, unused = os.pipe()  # nothing is written: the child waits on it for good
-    monkeypatch.setattr(hparams_preload, "discover_below", lambda root, hparams_file: os.read(never, 1))
+    monkeypatch.setattr(hparams_preload, "discover_below", lambda root, hparams_file, walk: os.read(never, 1))
     monkeypatch.setattr(hparams_preload, "PATIENCE_S", 0.0)  # how long the server waits is not what is tested
     try:
         busy = hparams_preload.HParamsPreload(str(tmp_path), None, urgent=False)
@@ -267,7 +318,7 @@ CHILD_OF_A_SERVER = """
 import os, sys
 from tensorboard.serving import hparams_preload
 never, unused = os.pipe()
-hparams_preload.discover_below = lambda root, hparams_file: os.read(never, 1)  # at work for good
+hparams_preload.discover_below = lambda root, hparams_file, walk: os.read(never, 1)  # at work for good
 print(hparams_preload.HParamsPreload(sys.argv[1], None, urgent=False).pid, flush=True)
 sys.stdin.read()
 """

@@ -17,9 +17,12 @@ Object stores answer each request after tens of milliseconds, so their files are
 (`logdir.fetch`); a local disk answers at once, so its files are read one after another."""
 from __future__ import annotations
 
+import functools
 import logging
+import os
 from typing import Iterator, Literal, Sequence, Union
 
+from tensorboard.events.storage import LocalStorage, local_path
 from tensorboard.logdir import fetch
 from tensorboard.logdir.fetch import ObjectFile
 
@@ -73,14 +76,42 @@ def _decode_group_bytes() -> int:
 FIRST_READ_BYTES = 1 << 16  # what a local file's first read asks for
 
 
-def _read_at_most(stream, limit: int) -> bytes:
-    """At most `limit` bytes of `stream`, asked for in two reads: a small file (a configuration file, a
+def _read_at_most(read, limit: int) -> bytes:
+    """At most `limit` bytes by `read(n)`, asked for in two reads: a small file (a configuration file, a
     short run's event file) costs a small buffer, where one read(limit) would allocate `limit` bytes
     first (an mmap and munmap of a MiB or more: 20 us of a 30 us read)."""
-    first = stream.read(min(limit, FIRST_READ_BYTES))
+    first = read(min(limit, FIRST_READ_BYTES))
     if len(first) < FIRST_READ_BYTES or len(first) >= limit:  # the file ended (a short read is its end), or enough
         return first
-    return first + stream.read(limit - len(first))
+    parts, left = [first], limit - len(first)
+    while left > 0:
+        part = read(left)
+        if not part:
+            break
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _read_file(storage, entry: ObjectFile, limit: int) -> bytes:
+    """At most `limit` bytes of the file from `entry.start`. A local file is read with os.open and os.read:
+    a buffered file object costs three times as much for the small files a sweep holds by the thousand
+    (20,000 configuration files: 0.13 s against 0.35-0.49 s)."""
+    if isinstance(storage, LocalStorage):
+        fd = os.open(local_path(entry.url), _OPEN_FLAGS)
+        try:
+            if entry.start:
+                os.lseek(fd, entry.start, os.SEEK_SET)
+            return _read_at_most(functools.partial(os.read, fd), limit)
+        finally:
+            os.close(fd)
+    with storage.open_read(entry.url) as stream:
+        if entry.start:
+            stream.seek(entry.start)
+        return _read_at_most(stream.read, limit)
 
 
 def _local_batches(storage, files: Sequence[ObjectFile], alone_above: int | None,
@@ -92,10 +123,7 @@ def _local_batches(storage, files: Sequence[ObjectFile], alone_above: int | None
     small = _decode_group_bytes() if alone_above is None else alone_above
     for entry in files:
         try:
-            with storage.open_read(entry.url) as stream:
-                if entry.start:
-                    stream.seek(entry.start)
-                data = _read_at_most(stream, small + 1)
+            data = _read_file(storage, entry, small + 1)
         except OSError as err:
             if on_error == "return":
                 batch.append((entry, err))

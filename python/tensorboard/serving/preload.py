@@ -2,13 +2,15 @@
 processes forked once the reader's modules are imported: the logdir is read on the other core while the
 server starts, and on both once it waits.
 
-The runs are listed once, here, and cut into chunks; a pipe holds one token per chunk, and whoever is
-free takes the next: each worker, and the server itself once it has started and no worker's chunk is
-waiting for it. A worker reads its chunks exactly as the server would, with a Logdir of the same roots,
-sizes, purge rule and selection, and sends each chunk's runs (data and read state) pickled through a
-pipe of its own. The server's first reload adopts them when its own parameters are the same (anything
-else, and it reads the logdir itself), reads any chunk a failed worker left, and then reads only what
-was appended since, as every later reload does. Where os.fork is missing nothing is preloaded.
+The runs are listed once, from the walk the hyperparameters' child made while the server imported its
+modules (serving.hparams_preload; walked here when it failed), and cut into chunks; a pipe holds one
+token per chunk, and whoever is free takes the next: each worker, and the server itself once it has
+started and no worker's chunk is waiting for it. A worker reads its chunks exactly as the server would,
+with a Logdir of the same roots, sizes, purge rule and selection, and sends each chunk's runs (data and
+read state) pickled through a pipe of its own. The server's first reload adopts them when its own
+parameters are the same (anything else, and it reads the logdir itself), reads any chunk a failed worker
+left, and then reads only what was appended since, as every later reload does. Where os.fork is missing
+nothing is preloaded.
 """
 from __future__ import annotations
 
@@ -39,7 +41,9 @@ class Preload:
     """Worker processes reading one local logdir; `runs(read_here)` yields its runs as they arrive."""
 
     def __init__(self, root: str, purge: bool = True, selection=None, workers: int | None = None,
-                 per_chunk: int = CHUNK_RUNS):
+                 per_chunk: int = CHUNK_RUNS, walk=None):
+        """`walk`: the logdir's walk, made by the hyperparameters' child (serving.hparams_preload.Walk);
+        None: walked here."""
         from tensorboard.serving.served_logdir import Logdir  # pylint: disable=import-outside-toplevel
 
         self.root = root
@@ -52,7 +56,7 @@ class Preload:
         self._reader = Logdir({root: None}, dict(UPSTREAM_SIZES), UPSTREAM_DEFAULT_SIZE, purge_orphaned_data=purge,
                               selection=selection)
         self.plan = self._reader.plan()
-        self.found = self._reader.listing()  # run name -> where, in the order a server lists them
+        self.found = self._reader.listing(walk)  # run name -> where, in the order a server lists them
         self.walked = self._reader.walked  # what the listing's walk saw of configuration files (served_logdir)
         names = list(self.found)
         per_chunk = max(per_chunk, -(-len(names) // MOST_CHUNKS))
@@ -229,13 +233,14 @@ _pending: Preload | None = None
 def start(root: str, purge: bool = True, selection=None, hparams_decide_runs: bool = False,
           hparams_file: str | None = None) -> None:
     """Starts reading `root` in worker processes, for the server's first reload to take, after starting
-    the discovery of its runs' hyperparameters (serving.hparams_preload), which the first screen waits for
-    when they decide which runs are served (`hparams_decide_runs`: --where, --over)."""
+    the child that walks it (the runs are listed from its walk) and discovers its runs' hyperparameters
+    (serving.hparams_preload), which the first screen waits for when they decide which runs are served
+    (`hparams_decide_runs`: --where, --over)."""
     global _pending
     if _pending is None and hasattr(os, "fork") and os.path.isdir(root):
         from tensorboard.serving.hparams_preload import HParamsPreload  # pylint: disable=import-outside-toplevel
 
-        # forked first, before the imports below: they leave the other core idle
+        # forked first: it walks the logdir on the other core, idle while the imports below run
         early = HParamsPreload(root, hparams_file, urgent=hparams_decide_runs)
         try:
             # The reader's modules first (the server needs them anyway): workers forked after share them
@@ -243,7 +248,7 @@ def start(root: str, purge: bool = True, selection=None, hparams_decide_runs: bo
             import tensorboard.serving.served_logdir  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
 
             _import_lazy_numpy_parts()
-            _pending = Preload(root, purge, selection)
+            _pending = Preload(root, purge, selection, walk=early.walk())
         except BaseException:
             early.cancel()
             raise

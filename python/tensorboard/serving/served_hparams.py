@@ -53,11 +53,39 @@ class HParamsFlags(NamedTuple):
         return self.where is not None or bool(self.over)
 
 
+class _Contents:
+    """The plugin contents replacing the runs' hparams tags ({run: {tag: content}}), encoded at the first
+    request for them: the first screen (runs and scalars) does not wait for 10,000 runs' protobufs, and a
+    server nobody opens the HParams dashboard or runs table of never encodes them."""
+
+    def __init__(self, values: dict[str, dict], choices: list[MetricChoice]):
+        self._values, self._choices = values, choices
+        self._encoded: dict[str, dict[str, bytes]] | None = None
+        self._lock = threading.Lock()
+
+    def of(self, run: str) -> dict[str, bytes] | None:
+        encoded = self._encoded
+        if encoded is None:
+            with self._lock:  # one request's thread encodes; the others wait for it
+                if self._encoded is None:
+                    self._encoded = _encode(self._values, self._choices)
+                encoded = self._encoded
+        return encoded.get(run)
+
+
+def _encode(values: dict[str, dict], choices: list[MetricChoice]) -> dict[str, dict[str, bytes]]:
+    typed = string_values_for(values)
+    contents = {name: {SESSION_START_INFO_TAG: session_start_content(found)} for name, found in typed.items()}
+    if contents:
+        contents[next(iter(contents))][EXPERIMENT_TAG] = experiment_content(typed, choices)
+    return contents
+
+
 class _Served(NamedTuple):
     """One discovery's result: what the provider serves until the next."""
 
     values: dict[str, dict]  # run -> {key: value}, of runs with any hparam
-    contents: dict[str, dict[str, bytes]]  # run -> {tag: plugin content} replacing the run's hparams tags
+    contents: _Contents | None  # the plugin contents replacing the runs' hparams tags (None: the runs' own)
     best: dict[str, MetricChoice]  # display tag -> a metric answered by read_last_scalars
 
 
@@ -67,7 +95,7 @@ class ServedHParams:
     def __init__(self, flags: HParamsFlags):
         self._flags = flags
         self._caches: dict[str, ConfigCache] = {}
-        self._served = _Served({}, {}, {})
+        self._served = _Served({}, None, {})
         self._seen: tuple = ()
         self._at = float("-inf")
         self._lock = threading.Lock()
@@ -130,13 +158,10 @@ class ServedHParams:
             if merged:
                 values[name] = {key: hparam.value for key, hparam in merged.items()}
         if not (found_any or self._flags.metrics):
-            return _Served(values, {}, {})  # upstream's own view of add_hparams
+            return _Served(values, None, {})  # upstream's own view of add_hparams
         choices = list(self._flags.metrics) or [MetricChoice(tag) for tag in _shared_scalar_tags(runs, values)]
-        typed = string_values_for(values)
-        contents = {name: {SESSION_START_INFO_TAG: session_start_content(found)} for name, found in typed.items()}
-        if contents:
-            contents[next(iter(contents))][EXPERIMENT_TAG] = experiment_content(typed, choices)
-        return _Served(values, contents, {c.display_tag: c for c in choices if c.aggregation != "last"})
+        return _Served(values, _Contents(values, choices) if values else None,
+                       {c.display_tag: c for c in choices if c.aggregation != "last"})
 
     # -- what the provider asks --------------------------------------------------------------------
     def wants(self, run: str) -> bool:
@@ -163,11 +188,12 @@ class ServedHParams:
 
     def contents(self, run: str) -> dict[str, bytes] | None:
         """{tag: plugin content} of the hparams tags served for `run` instead of its own; None: its own."""
-        return self._served.contents.get(run) if self._served.contents else None
+        contents = self._served.contents
+        return None if contents is None else contents.of(run)
 
     def replaces_hparams(self) -> bool:
         """True when the served hparams tags are ours, not the runs' own."""
-        return bool(self._served.contents)
+        return self._served.contents is not None
 
     def best_value(self, run_state, display_tag: str):
         """(step, wall time, value) of a best-value metric (`val/loss (min)`) in a run: the tag's lowest or

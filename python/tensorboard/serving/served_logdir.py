@@ -109,9 +109,13 @@ class Logdir:
         """What decides the data read: sizes, purge rule and selection (a preload must have read with these)."""
         return tuple(sorted(self._sizes.items())), self._default_size, self._purge, self._selection
 
-    def listing(self) -> dict:
-        """Run name -> where it is, for every run served now, in the order the server lists them."""
-        return self._found()
+    def listing(self, walk=None) -> dict:
+        """Run name -> where it is, for every run served now, in the order the server lists them. `walk`:
+        the walk of this Logdir's one local root, made by another process (a serving.hparams_preload.Walk),
+        taken instead of walking it here."""
+        if walk is not None and len(self._roots) != 1:
+            raise ValueError("a walk made elsewhere stands for one local root")
+        return self._found(walk)
 
     def read_part(self, part: dict) -> list[tuple]:
         """A preload's read of some runs of `listing()`: (name, directory, data, files) of each, kept
@@ -161,8 +165,8 @@ class Logdir:
             if self._after_reload is not None and not self._loaded_after_it:
                 self._after_reload(self)  # the first screen is served meanwhile
 
-    def _found(self) -> dict[str, FoundRun]:
-        """Run name -> where it is, for every run served now."""
+    def _found(self, walk=None) -> dict[str, FoundRun]:
+        """Run name -> where it is, for every run served now (the local root's `walk`, when given)."""
         found: dict[str, FoundRun] = {}
         for root, prefix in self._roots.items():
             if is_remote(root):
@@ -178,9 +182,10 @@ class Logdir:
                 continue
             root = os.path.expanduser(root)
             walked: dict[str, frozenset] = {}
-            for name, (directory, names) in local_run_directories(root, walked).items():
+            runs = local_run_directories(root, walked) if walk is None else walk.runs
+            for name, (directory, names) in runs.items():
                 found.setdefault(prefixed(prefix, name), FoundRun(directory, None, names))
-            self.walked[root] = walked
+            self.walked[root] = walked if walk is None else walk.configs
         if self._selection is not None:
             found = {name: where for name, where in found.items() if self._selection.wants_run(name)}
         return found

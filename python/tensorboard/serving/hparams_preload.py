@@ -59,7 +59,10 @@ class HParamsPreload:
         """`urgent`: the first screen waits for the result (--where, --over); otherwise the child yields
         the processor to every other process (nice 19) once its walk is sent."""
         self.root, self.hparams_file, self.urgent = root, hparams_file, urgent
+        from tensorboard.serving.preload import widen_pipe  # pylint: disable=import-outside-toplevel
+
         read_fd, write_fd = os.pipe()
+        widen_pipe(write_fd)  # the walk of a few thousand runs is sent while the server imports, not after
         server = os.getpid()
         self.pid = os.fork()  # the child's
         if self.pid == 0:  # the child: walks, sends, discovers, sends, exits without the parent's exit hooks

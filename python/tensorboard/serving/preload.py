@@ -70,7 +70,7 @@ class Preload:
         self._readers: list = []
         for index in range(workers):
             read_fd, write_fd = os.pipe()
-            _widen(write_fd)
+            widen_pipe(write_fd)
             pid = os.fork()
             if pid == 0:  # the worker: reads, sends, exits without the parent's exit hooks
                 os.close(read_fd)
@@ -209,9 +209,9 @@ class Preload:
                 pass
 
 
-def _widen(fd: int) -> None:
-    """A pipe buffer of up to 1 MiB (Linux; 64 KiB by default), so a worker rarely waits for the server to
-    take a chunk while the server is busy starting."""
+def widen_pipe(fd: int) -> None:
+    """A pipe buffer of up to 1 MiB (Linux; 64 KiB by default), so a child rarely waits for the server to
+    take what it sends (a worker's chunk, the walk) while the server is busy starting."""
     try:
         import fcntl  # pylint: disable=import-outside-toplevel
 

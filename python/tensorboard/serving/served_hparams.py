@@ -10,10 +10,11 @@ exactly as upstream serves it. Discovery runs again when the served runs change,
 REDISCOVER_S seconds otherwise (unchanged files are not read again: logdir.hparams_sources.ConfigCache)."""
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from tensorboard.logdir.config_files import ConfigError
 from tensorboard.logdir.grouping import check_over, group_over
@@ -58,7 +59,8 @@ class _Contents:
     request for them: the first screen (runs and scalars) does not wait for 10,000 runs' protobufs, and a
     server nobody opens the HParams dashboard or runs table of never encodes them."""
 
-    def __init__(self, values: dict[str, dict], choices: list[MetricChoice]):
+    def __init__(self, values: dict[str, dict], choices: Callable[[], list[MetricChoice]]):
+        """`choices()`: the metrics, found with the contents (the scalar tags every run shares, by default)."""
         self._values, self._choices = values, choices
         self._encoded: dict[str, dict[str, bytes]] | None = None
         self._lock = threading.Lock()
@@ -68,7 +70,7 @@ class _Contents:
         if encoded is None:
             with self._lock:  # one request's thread encodes; the others wait for it
                 if self._encoded is None:
-                    self._encoded = _encode(self._values, self._choices)
+                    self._encoded = _encode(self._values, self._choices())
                 encoded = self._encoded
         return encoded.get(run)
 
@@ -159,9 +161,10 @@ class ServedHParams:
                 values[name] = {key: hparam.value for key, hparam in merged.items()}
         if not (found_any or self._flags.metrics):
             return _Served(values, None, {})  # upstream's own view of add_hparams
-        choices = list(self._flags.metrics) or [MetricChoice(tag) for tag in _shared_scalar_tags(runs, values)]
+        named = list(self._flags.metrics)
+        choices = functools.partial(list, named) if named else functools.partial(_shared_metrics, runs, values)
         return _Served(values, _Contents(values, choices) if values else None,
-                       {c.display_tag: c for c in choices if c.aggregation != "last"})
+                       {c.display_tag: c for c in named if c.aggregation != "last"})
 
     # -- what the provider asks --------------------------------------------------------------------
     def wants(self, run: str) -> bool:
@@ -209,6 +212,11 @@ class ServedHParams:
         value = aggregate(view.steps, view.values, choice.aggregation)
         last = int(view.steps.argmax())  # the points are in reservoir order
         return None if value is None else (int(view.steps[last]), float(view.walls[last]), value)
+
+
+def _shared_metrics(runs: dict, values: dict) -> list[MetricChoice]:
+    """The metrics without --hparams_metrics: every scalar tag the runs share, each as its last value."""
+    return [MetricChoice(tag) for tag in _shared_scalar_tags(runs, values)]
 
 
 def _shared_scalar_tags(runs: dict, values: dict) -> list[str]:

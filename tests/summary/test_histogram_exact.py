@@ -44,20 +44,28 @@ def reference(values64):
     return limits[keep].tolist(), counts[keep].tolist()
 
 
+_FEW_CHUNKS = 300  # about the most chunks an input is cut into on the forced paths (see `path`)
+
+
 @contextlib.contextmanager
-def path(name):
+def path(name, size=0):
     """Forces one counting path: "search", "tables" (in chunks of 7 values), "hot" (any bucket with
     1/8 of the sample counted by comparisons, the rest by tables, chunks of 5), "lanes" (tables with
     4 lanes of counters, chunks of 6), "values" (every value of an 8-value sample counted by equality,
     the rest by tables in lanes, chunks of 9), "words" (as "values", the rest always copied out word by
     word, chunks of 29), "fused" and "fused-words" (as "tables" and "words", with min and max taken
-    chunk by chunk, as for data beyond the cache), or "patterns"."""
+    chunk by chunk, as for data beyond the cache), or "patterns". An input of `size` values longer
+    than `_FEW_CHUNKS` such chunks gets longer ones: a few hundred chunk boundaries still fall all
+    over it, where tens of thousands of them would only cost time."""
     fused = name.startswith("fused")
     name = name.removeprefix("fused-") if name != "fused" else "tables"
     by_value = name in ("values", "words")
+    chunk = {"tables": 7, "hot": 5, "lanes": 6, "values": 9, "words": 29}.get(name)
+    if chunk and size > chunk * _FEW_CHUNKS:
+        chunk += size // _FEW_CHUNKS
     settings = {
         counting: dict(_SMALL=1 << 40 if name == "search" else 0,
-                       _CHUNK={"tables": 7, "hot": 5, "lanes": 6, "values": 9, "words": 29}.get(name, counting._CHUNK),
+                       _CHUNK=chunk or counting._CHUNK,
                        _FUSE_BYTES=0 if fused else 1 << 60,
                        _HOT_MIN=0 if name in ("hot", "lanes", "values", "words") else 1 << 40),
         by_pattern: dict(_PATTERN_FACTOR=0 if name == "patterns" else 1 << 40),
@@ -86,7 +94,7 @@ def check(values, widened, paths=FLOAT_PATHS):
     widened = np.asarray(widened, dtype=np.float64).reshape(-1)
     expected = reference(widened)
     for name in paths:
-        with path(name):
+        with path(name, widened.size):
             histo = histogram_proto(values)
         assert (list(histo.bucket_limit), list(histo.bucket)) == expected, name
         assert (histo.min, histo.max, histo.num) == (widened.min(), widened.max(), widened.size), name

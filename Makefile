@@ -35,15 +35,19 @@ demo: install
 # --with-browser and --with-tex.
 test: INSTALL_FLAGS = --with-browser --with-tex
 # TB_STRICT=1: a skipped test fails the run; REQUIRE_MXNET=1: MXNet tests never skip.
-# Beside it, on the other core, the venvs of every other supported Python (tools/matrix_envs.sh), then the
-# core suite on each, one after another (tools/test_pythons.py; its lines come after pytest's); then a check
-# that testing left the checkout as it was (tools/check_clean.sh).
+# Beside the test environments (tools/test_envs.sh: pip on one core), the venvs of every other supported
+# Python (tools/matrix_envs.sh); once both are made, beside the main suite, the core suite on each Python, one
+# after another (tools/test_pythons.py; its lines come after pytest's). The matrix waits for test_envs.sh on
+# fd 3, a pipe "go" is written into once it has finished. uv, which both install with, is made first. Then a
+# check that testing left the checkout as it was (tools/check_clean.sh).
 test: install
 	bash tools/check_clean.sh save
-	bash tools/test_envs.sh
-	@{ bash tools/matrix_envs.sh && $(VENV)/bin/python tools/test_pythons.py run --parallel 1; } \
+	bash tools/envs/release.sh
+	@mkdir -p artifacts; ready=$$(mktemp -u); mkfifo "$$ready"; exec 3<>"$$ready"; rm -f "$$ready"; \
+	{ bash tools/matrix_envs.sh && read go <&3 && $(VENV)/bin/python tools/test_pythons.py run --parallel 1; } \
 	  > artifacts/test_pythons.out 2>&1 & matrix=$$!; \
 	trap 'kill $$matrix 2>/dev/null' EXIT; \
+	bash tools/test_envs.sh || exit 1; echo go >&3; exec 3>&-; \
 	TB_STRICT=1 REQUIRE_MXNET=1 $(VENV)/bin/python -m pytest -q --durations=10 tests; status=$$?; \
 	wait $$matrix; matrix_status=$$?; trap - EXIT; cat artifacts/test_pythons.out; \
 	[ $$status -eq 0 ] && [ $$matrix_status -eq 0 ]

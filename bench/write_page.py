@@ -307,9 +307,10 @@ def experiments_section(extra: dict | None) -> str:
     ui = [[f"{row['runs']:,}", _ui_cell(row, "ui_first_load_s", None),
            _ui_cell(row, "ui_with_hparams_s", "ui_overhead"), _ui_cell(row, "ui_with_where_s", "ui_where_overhead")]
           for row in extra["rows"] if "ui_first_load_s" in row]
-    ui_text = ("\n\nThe web UI's first load (timed as in `bench/serving.py`) of the same two logdirs, "
-               f"{reps_text(extra)}:\n\n" + table(["runs", "no config files", "config files",
-                                                   "config files, `--where 'seed >= 0'`"], ui)) if ui else ""
+    ui_text = ("\n\nThe web UI's first load (timed as in `bench/serving.py`) of the same two logdirs, the median "
+               "of fresh processes, alternating (each load is listed):\n\n"
+               + table(["runs", "no config files", "config files", "config files, `--where 'seed >= 0'`"], ui)
+               ) if ui else ""
     return (title + f"Reading every run of a logdir in process, without configuration files and with a Lightning "
             f"`hparams.yaml` and a Hydra `.hydra/config.yaml` per run (discovered and merged), {reps_text(extra)}; "
             f"then `tensorboard runs ls --metrics loss=min` on the second. Goal: {extra.get('goal', '–')} "

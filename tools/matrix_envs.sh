@@ -2,9 +2,10 @@
 # The Python matrix (idempotent): a venv per supported Python other than .venv's, each holding our wheel
 # and the core suite's dependencies (no frameworks: torch's CPU wheel exists for one Python only).
 # tools/test_pythons.py runs the core suite in each. An interpreter comes from the PATH (python3.X) or
-# pyenv; a version neither provides is left out, in one line. `make test` runs this beside the main suite,
-# on the other core, before the matrix itself; the matrix then checks that each venv holds the versions
-# docs/compatibility.md states (tools/test_pythons.py), as the main suite checks them for the other venvs.
+# pyenv; a version neither provides is left out, in one line. `make test` runs this beside
+# tools/test_envs.sh, on the other core, before the matrix itself; the matrix then checks that each venv
+# holds the versions docs/compatibility.md states (tools/test_pythons.py), as the main suite checks them
+# for the other venvs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log() { echo "pythons: $*"; }

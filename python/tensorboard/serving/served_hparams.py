@@ -215,19 +215,15 @@ class ServedHParams:
 
 
 def _shared_metrics(runs: dict, values: dict) -> list[MetricChoice]:
-    """The metrics without --hparams_metrics: every scalar tag the runs share, each as its last value."""
-    return [MetricChoice(tag) for tag in _shared_scalar_tags(runs, values)]
-
-
-def _shared_scalar_tags(runs: dict, values: dict) -> list[str]:
-    """The scalar tags every run with hparams has, in the first one's order (the hparams plugin's own left out)."""
+    """The metrics without --hparams_metrics: every scalar tag the runs with hparams share, each as its last
+    value, in the first run's order (the hparams plugin's own tags left out)."""
     shared: dict[str, None] | None = None
     for name in values:
         state = runs[name]
         with state.lock:
             tags = [tag for tag, meta in state.metadata.items() if meta.plugin_data.plugin_name == "scalars"]
         shared = dict.fromkeys(tags) if shared is None else {tag: None for tag in shared if tag in tags}
-    return [tag for tag in (shared or {}) if not tag.startswith("_hparams_/")]
+    return [MetricChoice(tag) for tag in (shared or {}) if not tag.startswith("_hparams_/")]
 
 
 def check_flags(hparams_file: str | None, hparams_metrics: str | None, where: str | None,
